@@ -1,0 +1,103 @@
+# igemm — build, test, run, install.
+#   make            library (build/libigemm.so), CLI (build/igemm), C tests (build/igemm_tests)
+#   make run        the main job: igemm run (a real ResNet-50 layer on the GPU; CPU reference without one)
+#   make test       C tests + Python tests (sets up .venv with numpy and pytest itself)
+#   make install PREFIX=/usr/local
+# CUDA is found at $(CUDA_HOME); without nvcc the library builds CPU-only (reference path).
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+PREFIX ?= /usr/local
+PYTHON ?= python3
+BUILD := build
+
+HAVE_CUDA ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -fPIC -fvisibility=hidden -Iinclude -D_GNU_SOURCE
+LDLIBS := -lm -lpthread -ldl
+
+# Generic kernels: sm_80 SASS + sm_90 SASS + compute_80 PTX (JIT for anything newer).
+GEN_GENERIC := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+# Hopper kernels: wgmma / setmaxnreg need the arch-specific sm_90a target.
+GEN_SM90 := -gencode arch=compute_90a,code=sm_90a
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude --expt-relaxed-constexpr -Xptxas -warn-spills
+
+C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c)
+ifeq ($(HAVE_CUDA),1)
+CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/sm90/*.cu)
+CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt
+else
+CU_SRCS :=
+CUDA_LIBS :=
+endif
+
+LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.o)
+LIB := $(BUILD)/libigemm.so
+CLI := $(BUILD)/igemm
+TESTS := $(BUILD)/igemm_tests
+TEST_SRCS := $(wildcard tests/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+HDRS := include/igemm.h src/internal.h $(wildcard src/*/*.h src/*/*.cuh)
+
+.PHONY: all lib run test test-c test-py gpu-test install clean sass
+all: $(LIB) $(CLI) $(TESTS)
+lib: $(LIB)
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/src/sm90/%.o: src/sm90/%.cu $(HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GEN_SM90) -Xptxas -v -c $< -o $@ 2> $(BUILD)/src/sm90/$*.ptxas.txt || (cat $(BUILD)/src/sm90/$*.ptxas.txt; exit 1)
+	@grep -iE "warning|error|spill" $(BUILD)/src/sm90/$*.ptxas.txt | grep -v " 0 bytes spill" | head -20 || true
+
+$(BUILD)/%.o: %.cu $(HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GEN_GENERIC) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LDLIBS) -Wl,-soname,libigemm.so.0 -Wl,--no-undefined
+	@ln -sf libigemm.so $(BUILD)/libigemm.so.0
+
+$(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)
+	$(CC) $(CFLAGS) -fvisibility=default -Icli -o $@ $(CLI_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' $(CUDA_LIBS) $(LDLIBS)
+
+$(TESTS): $(TEST_SRCS) $(LIB) include/igemm.h src/internal.h tests/test.h
+	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -o $@ $(TEST_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' $(CUDA_LIBS) $(LDLIBS)
+
+run: $(CLI)
+	./$(CLI) run
+
+# Python test environment: a local venv with numpy and pytest (installed by this Makefile).
+VENV := .venv
+$(VENV)/.ok: python/requirements-test.txt
+	$(PYTHON) -m venv $(VENV) || $(PYTHON) -m venv --without-pip $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
+	@touch $@
+
+test-c: $(TESTS) $(CLI)
+	./$(TESTS)
+
+test-py: $(LIB) $(VENV)/.ok
+	IGEMM_LIBRARY=$(abspath $(LIB)) PYTHONPATH=$(abspath python) $(VENV)/bin/python -m pytest -q python/tests
+
+test: test-c test-py
+
+sass: $(LIB_OBJS)
+	@for f in $(BUILD)/src/sm90/*.o; do $(CUDA_HOME)/bin/cuobjdump --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
+
+install: $(LIB) $(CLI)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/igemm.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(shell sed -n 's/#define IGEMM_VERSION_MAJOR //p' include/igemm.h).$(shell sed -n 's/#define IGEMM_VERSION_MINOR //p' include/igemm.h).$(shell sed -n 's/#define IGEMM_VERSION_PATCH //p' include/igemm.h)
+	cd $(DESTDIR)$(PREFIX)/lib && ln -sf libigemm.so.0.1.0 libigemm.so.0 && ln -sf libigemm.so.0 libigemm.so
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' tools/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,213 @@
+/*
+ * igemm.h — the one public header of igemm.
+ *
+ * igemm computes Conv2D forward as an implicit GEMM on NVIDIA tensor cores, with a fused
+ * epilogue:
+ *
+ *     y = act(alpha * scale[k] * conv(x, w) + bias[k] + beta * residual)
+ *
+ * Layouts: x is NHWC, w is KRSC (K x R x S x C/groups), y and residual are NHWC
+ * (N x P x Q x K). Inputs fp16 or bf16 (x and w the same type), fp32 accumulation, output
+ * fp16, bf16 or fp32. scale and bias are fp32 vectors of length K; residual has y's dtype.
+ *
+ * This header is C99 and needs no CUDA header: streams are passed as `void *` (a
+ * cudaStream_t, or NULL for the legacy default stream).
+ *
+ * Contract: no function aborts, exits or prints. Each returns a status; on failure a
+ * thread-local message (igemm_last_error) names the field and the value that was wrong.
+ * All sizes are 64-bit and overflow-checked.
+ */
+#ifndef IGEMM_H
+#define IGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IGEMM_VERSION_MAJOR 0
+#define IGEMM_VERSION_MINOR 1
+#define IGEMM_VERSION_PATCH 0
+/* Single integer, comparable: 10000*major + 100*minor + patch. */
+#define IGEMM_VERSION (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define IGEMM_API __declspec(dllexport)
+#else
+#define IGEMM_API __attribute__((visibility("default")))
+#endif
+
+/* Status codes. Values are stable and never reused. */
+typedef enum igemm_status {
+    IGEMM_STATUS_SUCCESS = 0,
+    IGEMM_STATUS_INVALID_VALUE = 1,  /* a field has a value outside its domain */
+    IGEMM_STATUS_NULL_POINTER = 2,   /* a required pointer is NULL */
+    IGEMM_STATUS_OVERFLOW = 3,       /* a derived size does not fit in 64 bits */
+    IGEMM_STATUS_NOT_SUPPORTED = 4,  /* valid, but no path of this build takes it */
+    IGEMM_STATUS_MISALIGNED = 5,     /* a pointer lacks the alignment its dtype needs */
+    IGEMM_STATUS_NO_DEVICE = 6,      /* no usable CUDA device (or built without CUDA) */
+    IGEMM_STATUS_CUDA_ERROR = 7,     /* the CUDA runtime returned an error */
+    IGEMM_STATUS_OUT_OF_MEMORY = 8,  /* a host or device allocation failed */
+    IGEMM_STATUS_INTERNAL_ERROR = 9  /* a bug in igemm: please report it */
+} igemm_status_t;
+
+/* Element types. */
+typedef enum igemm_dtype {
+    IGEMM_DTYPE_F16 = 0,
+    IGEMM_DTYPE_BF16 = 1,
+    IGEMM_DTYPE_F32 = 2
+} igemm_dtype_t;
+
+/* Epilogue activations. */
+typedef enum igemm_activation {
+    IGEMM_ACT_NONE = 0,
+    IGEMM_ACT_RELU = 1,
+    IGEMM_ACT_RELU6 = 2,
+    IGEMM_ACT_LEAKY_RELU = 3, /* x > 0 ? x : act_param * x */
+    IGEMM_ACT_GELU_ERF = 4,   /* 0.5 x (1 + erf(x / sqrt 2)) */
+    IGEMM_ACT_GELU_TANH = 5,  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    IGEMM_ACT_SILU = 6,       /* x * sigmoid(x) */
+    IGEMM_ACT_SIGMOID = 7,
+    IGEMM_ACT_TANH = 8
+} igemm_activation_t;
+
+/* Which kernel path a plan may use. AUTO lets the planner choose the fastest that takes the
+ * problem; the others force one path (plan creation fails with NOT_SUPPORTED if it can't). */
+typedef enum igemm_path {
+    IGEMM_PATH_AUTO = 0,
+    IGEMM_PATH_GENERAL = 1, /* sm80+: mma.sync implicit GEMM, every valid shape */
+    IGEMM_PATH_SM90 = 2,    /* sm90a: TMA im2col + wgmma, warp specialised, persistent */
+    IGEMM_PATH_DIRECT = 3   /* naive direct convolution (fp32 accumulate): the GPU oracle */
+} igemm_path_t;
+
+/* Conv2d problem. x: N x H x W x C; w: K x R x S x (C/groups); y: N x P x Q x K. */
+typedef struct igemm_conv2d_desc {
+    int64_t n, h, w, c;  /* input batch, height, width, channels */
+    int64_t k, r, s;     /* output channels, filter height, filter width */
+    int64_t groups;      /* >= 1; must divide c and k. groups == c is depthwise */
+    int64_t pad_top, pad_bottom, pad_left, pad_right; /* >= 0, asymmetric allowed */
+    int64_t stride_h, stride_w;                       /* >= 1 */
+    int64_t dil_h, dil_w;                             /* >= 1 */
+    igemm_dtype_t x_dtype; /* F16 or BF16 */
+    igemm_dtype_t w_dtype; /* must equal x_dtype */
+    igemm_dtype_t y_dtype; /* F16, BF16 or F32; also the residual's dtype */
+} igemm_conv2d_desc_t;
+
+/* Fused epilogue: y = act(alpha * scale[k] * acc + bias[k] + beta * residual[m, k]).
+ * Flags say which optional operands run() will receive. */
+typedef struct igemm_epilogue {
+    float alpha;                   /* default 1 */
+    float beta;                    /* default 1; used only with has_residual */
+    int has_scale;                 /* 0/1: per-output-channel fp32 scale[K] */
+    int has_bias;                  /* 0/1: per-output-channel fp32 bias[K] */
+    int has_residual;              /* 0/1: residual tensor, NHWC like y, y's dtype */
+    igemm_activation_t activation; /* default NONE */
+    float act_param;               /* leaky_relu slope (default 0.01) */
+} igemm_epilogue_t;
+
+/* Plan creation options. */
+typedef struct igemm_plan_options {
+    igemm_path_t path; /* default AUTO */
+    int device;        /* CUDA device ordinal; -1 (default) = the current device */
+} igemm_plan_options_t;
+
+typedef struct igemm_plan igemm_plan_t;
+
+/* Returns "MAJOR.MINOR.PATCH" (static storage). */
+IGEMM_API const char *igemm_version_string(void);
+
+/* Returns a short English name of a status, e.g. "invalid value" (static storage; never NULL,
+ * "unknown status" for values outside the enum). */
+IGEMM_API const char *igemm_status_string(igemm_status_t status);
+
+/* Returns the calling thread's message about its last failing igemm call, e.g.
+ * "stride_h = 0: must be >= 1"; "" if none failed yet. Valid until the thread's next igemm
+ * call. Never NULL. */
+IGEMM_API const char *igemm_last_error(void);
+
+/* Returns a conv2d descriptor with every field set to a valid default (1x1x1x1 input, 1x1
+ * filter, groups 1, no padding, stride/dilation 1, bf16 in and out). */
+IGEMM_API igemm_conv2d_desc_t igemm_conv2d_desc_default(void);
+
+/* Returns the identity epilogue (alpha 1, beta 1, nothing fused, no activation). */
+IGEMM_API igemm_epilogue_t igemm_epilogue_default(void);
+
+/* Returns default plan options (AUTO path, current device). */
+IGEMM_API igemm_plan_options_t igemm_plan_options_default(void);
+
+/* Validates desc (every field, overflow of every derived size) without touching a GPU.
+ * Returns SUCCESS, or INVALID_VALUE / NULL_POINTER / OVERFLOW / NOT_SUPPORTED with
+ * igemm_last_error() naming the field and value. */
+IGEMM_API igemm_status_t igemm_conv2d_validate(const igemm_conv2d_desc_t *desc);
+
+/* Computes the output height p and width q of desc. Returns SUCCESS, or the status of
+ * igemm_conv2d_validate on an invalid desc (then *p and *q are untouched). */
+IGEMM_API igemm_status_t igemm_conv2d_output_dims(const igemm_conv2d_desc_t *desc,
+                                                  int64_t *p, int64_t *q);
+
+/* Element counts of x, w and y (== residual) for desc. Any pointer may be NULL. Returns
+ * SUCCESS or the validation status. */
+IGEMM_API igemm_status_t igemm_conv2d_sizes(const igemm_conv2d_desc_t *desc, int64_t *x_elems,
+                                            int64_t *w_elems, int64_t *y_elems);
+
+/* Creates a plan: validates desc, epi and opts, queries the device, chooses a kernel path and
+ * tile configuration, and allocates any device workspace the plan needs (the only allocation
+ * igemm makes; run() never allocates or synchronises). epi and opts may be NULL (defaults).
+ * Returns SUCCESS and sets *plan, or a failure status with *plan set to NULL. */
+IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan, const igemm_conv2d_desc_t *desc,
+                                           const igemm_epilogue_t *epi,
+                                           const igemm_plan_options_t *opts);
+
+/* Enqueues the convolution on stream (cudaStream_t; NULL = legacy default stream). Device
+ * pointers: x, w and y always; scale, bias, residual when the epilogue says so (else they
+ * must be NULL). x/w/residual/y need 16-byte alignment for the fast path and element
+ * alignment at least. Asynchronous, stream-ordered, capturable in a CUDA graph, deterministic.
+ * A plan runs on one stream at a time (its workspace is shared).
+ * Returns SUCCESS, NULL_POINTER, INVALID_VALUE (operand given that the epilogue does not
+ * use), MISALIGNED, or CUDA_ERROR (launch failure; the message has CUDA's text). */
+IGEMM_API igemm_status_t igemm_plan_run(igemm_plan_t *plan, const void *x, const void *w,
+                                        const float *scale, const float *bias,
+                                        const void *residual, void *y, void *stream);
+
+/* Returns a one-paragraph description of the plan: path, kernel, tile, stages, cluster,
+ * split, and why this path was chosen (why faster paths were not). Static storage owned by
+ * the plan; "(null plan)" for NULL. */
+IGEMM_API const char *igemm_plan_describe(const igemm_plan_t *plan);
+
+/* Returns the path the plan runs (never AUTO), or AUTO for a NULL plan. */
+IGEMM_API igemm_path_t igemm_plan_path(const igemm_plan_t *plan);
+
+/* Bytes of device workspace the plan holds (0 if none). */
+IGEMM_API size_t igemm_plan_workspace_bytes(const igemm_plan_t *plan);
+
+/* Destroys a plan and frees its workspace. NULL-safe. */
+IGEMM_API void igemm_plan_destroy(igemm_plan_t *plan);
+
+/* CPU reference (double accumulation, host pointers): computes y for desc and epi exactly as
+ * the GPU paths define it, rounding to y's dtype at the end. Used as the test oracle and by
+ * the Python package's numpy path. Slow: O(N*P*Q*K*R*S*C/groups). Returns SUCCESS or a
+ * validation / NULL_POINTER / OUT_OF_MEMORY status. */
+IGEMM_API igemm_status_t igemm_conv2d_reference(const igemm_conv2d_desc_t *desc,
+                                                const igemm_epilogue_t *epi, const void *x,
+                                                const void *w, const float *scale,
+                                                const float *bias, const void *residual,
+                                                void *y);
+
+/* Number of CUDA devices usable by igemm (0 when built without CUDA or when the driver
+ * reports none). Never fails. */
+IGEMM_API int igemm_device_count(void);
+
+/* Conversions between float and the 16-bit types (round to nearest even), for callers
+ * preparing data on the host. */
+IGEMM_API uint16_t igemm_float_to_f16(float f);
+IGEMM_API float igemm_f16_to_float(uint16_t h);
+IGEMM_API uint16_t igemm_float_to_bf16(float f);
+IGEMM_API float igemm_bf16_to_float(uint16_t h);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IGEMM_H */

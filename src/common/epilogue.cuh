@@ -1,0 +1,74 @@
+/*
+ * epilogue.cuh — the fused epilogue every GPU path applies, element by element:
+ *
+ *     y = act(alpha * scale[k] * acc + bias[k] + beta * residual[m, k])
+ *
+ * in fp32, then rounded (nearest even) to y's dtype. The CPU reference (src/ref) defines the
+ * same function in double; igemm_act_dev must match igemm_act_host up to fp32 rounding.
+ * Device-only header, C style.
+ */
+#ifndef IGEMM_EPILOGUE_CUH
+#define IGEMM_EPILOGUE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "../internal.h"
+
+/* Activation in fp32. act is an igemm_activation_t; act_param the leaky-relu slope. */
+static __device__ __forceinline__ float igemm_act_dev(int act, float v, float act_param)
+{
+    switch (act) {
+    case IGEMM_ACT_RELU: return fmaxf(v, 0.0f);
+    case IGEMM_ACT_RELU6: return fminf(fmaxf(v, 0.0f), 6.0f);
+    case IGEMM_ACT_LEAKY_RELU: return v > 0.0f ? v : v * act_param;
+    case IGEMM_ACT_GELU_ERF: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    case IGEMM_ACT_GELU_TANH: {
+        float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+        return 0.5f * v * (1.0f + tanhf(u));
+    }
+    case IGEMM_ACT_SILU: return v / (1.0f + expf(-v));
+    case IGEMM_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
+    case IGEMM_ACT_TANH: return tanhf(v);
+    default: return v;
+    }
+}
+
+/* Loads element idx of a tensor of out dtype (residual) as fp32. */
+static __device__ __forceinline__ float igemm_load_out(const void *base, int64_t idx, int dtype)
+{
+    if (dtype == IGEMM_DTYPE_F32) return ((const float *)base)[idx];
+    if (dtype == IGEMM_DTYPE_F16) return __half2float(((const __half *)base)[idx]);
+    return __bfloat162float(((const __nv_bfloat16 *)base)[idx]);
+}
+
+/* Stores v at element idx of a tensor of out dtype. */
+static __device__ __forceinline__ void igemm_store_out(void *base, int64_t idx, int dtype, float v)
+{
+    if (dtype == IGEMM_DTYPE_F32) ((float *)base)[idx] = v;
+    else if (dtype == IGEMM_DTYPE_F16) ((__half *)base)[idx] = __float2half_rn(v);
+    else ((__nv_bfloat16 *)base)[idx] = __float2bfloat16_rn(v);
+}
+
+/* Loads element idx of an input tensor (x or w, F16 or BF16) as fp32. */
+static __device__ __forceinline__ float igemm_load_in(const void *base, int64_t idx, int dtype)
+{
+    if (dtype == IGEMM_DTYPE_F16) return __half2float(((const __half *)base)[idx]);
+    return __bfloat162float(((const __nv_bfloat16 *)base)[idx]);
+}
+
+/* The whole epilogue for one output element: acc is the fp32 conv sum for output channel
+ * kk (global, 0..K-1) of output pixel m; yidx = m * K + kk. Returns the value before the
+ * final rounding to y's dtype. */
+static __device__ __forceinline__ float igemm_epilogue_value(const igemm_conv_params_t *p,
+                                                             float acc, int64_t kk, int64_t yidx)
+{
+    float v = p->alpha * acc;
+    if (p->has_scale) v *= p->scale[kk];
+    if (p->has_bias) v += p->bias[kk];
+    if (p->has_residual) v += p->beta * igemm_load_out(p->residual, yidx, p->out_dtype);
+    return igemm_act_dev(p->act, v, p->act_param);
+}
+
+#endif /* IGEMM_EPILOGUE_CUH */

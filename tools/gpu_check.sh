@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tools/gpu_check.sh — the one device call: build, test, check, sanitize, inspect SASS and
+# benchmark against cuDNN in the same process, writing logs under $OUT (at most 8 files).
+#   usage: tools/gpu_check.sh [stages...]   stages: build tests check sanitize sass bench fused fp16 py pybench
+#   (default: all). Each stage appends to $OUT/<stage group>.log; a summary is printed last.
+set -uo pipefail
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+STAGES=${*:-build tests check sanitize sass bench fused fp16 py pybench}
+SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
+[ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
+export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+export CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
+# cuDNN for the benchmark: the pip wheel next to PyTorch, else the system one
+CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
+[ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9 && export LD_LIBRARY_PATH=$CUDNN_DIR:${LD_LIBRARY_PATH:-}
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+
+note "== gpu_check $(date -u +%FT%TZ) stages: $STAGES"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
+note "nvcc: $($NVCC --version | tail -1); cuDNN lib: ${IGEMM_CUDNN_LIB:-none}"
+
+if has build; then
+  stamp build
+  if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > "$OUT/build.log" 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 "$OUT/build.log"; exit 1; fi
+  cat build/src/sm90/*.ptxas.txt >> "$OUT/build.log" 2>/dev/null
+fi
+if has sass; then
+  stamp sass
+  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$OUT/sass.log" 2>&1
+  note "sass: $(grep -c . "$OUT/sass.log") lines; HGMMA=$(grep -E 'HGMMA' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}')"
+fi
+if has tests; then
+  stamp tests
+  timeout 480 ./build/igemm_tests > "$OUT/tests.log" 2>&1; rc=$?
+  note "C tests (rc=$rc): $(tail -1 "$OUT/tests.log")"
+  grep -E "FAIL" "$OUT/tests.log" | head -30 | tee -a "$SUMMARY"
+fi
+if has check; then
+  stamp check
+  for dt in bf16 fp16; do
+    timeout 300 ./build/igemm check --shapes "$IGEMM_SHAPES" --dtype $dt --epilogue all >> "$OUT/check.log" 2>&1; rc=$?
+    note "check $dt all epilogues (rc=$rc): $(grep -c PASS "$OUT/check.log") PASS lines so far, $(grep -c FAIL "$OUT/check.log") FAIL lines"
+  done
+  grep FAIL "$OUT/check.log" | head -20 | tee -a "$SUMMARY"
+fi
+if has sanitize; then
+  stamp sanitize
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1"; do
+    for tool in memcheck racecheck synccheck; do
+      compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$OUT/sanitize.log" 2>&1; rc=$?
+      note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitize.log" | tail -1)"
+    done
+  done
+fi
+if has bench; then
+  stamp bench
+  timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --csv "$OUT/bench_bf16.csv" > "$OUT/bench.log" 2>&1; note "bench bf16 rc=$?"
+  tail -40 "$OUT/bench.log" | tee -a "$SUMMARY"
+fi
+if has fused; then
+  stamp fused
+  timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --fused --dtype bf16 --csv "$OUT/bench_fused.csv" >> "$OUT/bench.log" 2>&1; note "bench fused rc=$?"
+  tail -38 "$OUT/bench.log" | tee -a "$SUMMARY"
+fi
+if has fp16; then
+  stamp fp16
+  timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype fp16 >> "$OUT/bench.log" 2>&1; note "bench fp16 rc=$?"
+  tail -38 "$OUT/bench.log" | tee -a "$SUMMARY"
+fi
+if has py; then
+  stamp py
+  IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 -m pytest -q -x python/tests > "$OUT/py.log" 2>&1; note "python tests rc=$?: $(tail -1 "$OUT/py.log")"
+fi
+if has pybench; then
+  stamp pybench
+  IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 python/bench.py --shapes "$IGEMM_SHAPES" --png "$OUT/bench_speedup.png" >> "$OUT/py.log" 2>&1; note "python bench rc=$?"
+  tail -40 "$OUT/py.log" | tee -a "$SUMMARY"
+fi
+stamp done
