@@ -41,7 +41,7 @@ CLI := $(BUILD)/igemm
 TESTS := $(BUILD)/igemm_tests
 TEST_SRCS := $(wildcard tests/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
-HDRS := include/igemm.h src/internal.h $(wildcard src/*/*.h src/*/*.cuh)
+HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh)
 
 .PHONY: all lib run test test-c test-py gpu-test install clean sass
 all: $(LIB) $(CLI) $(TESTS)

@@ -1,0 +1,65 @@
+/*
+ * mbarrier.cuh — shared-memory transaction barriers (PTX mbarrier, sm_90). One wrapper per
+ * instruction form, named after it. `bar` is a shared-state-space address (32-bit, from
+ * ptx_cvta_to_shared) of an 8-byte aligned uint64_t in shared memory.
+ *
+ * Phase protocol used by igemm: a barrier starts in phase 0. try_wait.parity(P) returns true
+ * once the phase with parity P has completed; on a fresh barrier, waiting for parity 1 returns
+ * at once (the "previous" phase counts as complete), which is how producers pass their first
+ * wait on an empty-slot barrier.
+ */
+#ifndef IGEMM_PTX_MBARRIER_CUH
+#define IGEMM_PTX_MBARRIER_CUH
+
+#include <stdint.h>
+
+/* cvta.to.shared: the 32-bit shared-state-space address of a generic pointer into shared memory. */
+static __device__ __forceinline__ uint32_t ptx_cvta_to_shared(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* mbarrier.init.shared::cta.b64: sets the expected arrival count of a new phase to count. */
+static __device__ __forceinline__ void ptx_mbarrier_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* mbarrier.arrive.shared::cta.b64: one arrival (release semantics at CTA scope). */
+static __device__ __forceinline__ void ptx_mbarrier_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* mbarrier.arrive.expect_tx.shared::cta.b64: one arrival that also adds tx_bytes to the bytes
+ * the current phase waits for (the TMA loads' complete_tx decrements them). */
+static __device__ __forceinline__ void ptx_mbarrier_arrive_expect_tx(uint32_t bar, uint32_t tx_bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(tx_bytes)
+                 : "memory");
+}
+
+/* mbarrier.try_wait.parity.shared::cta.b64: 1 if the phase with the given parity has completed
+ * (may suspend the thread for a system-defined time before answering 0). Acquire semantics. */
+static __device__ __forceinline__ uint32_t ptx_mbarrier_try_wait_parity(uint32_t bar, uint32_t parity)
+{
+    uint32_t ok;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(ok)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return ok;
+}
+
+/* Loop over mbarrier.try_wait.parity until the phase with the given parity has completed. */
+static __device__ __forceinline__ void ptx_mbarrier_wait_parity(uint32_t bar, uint32_t parity)
+{
+    while (!ptx_mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+
+#endif /* IGEMM_PTX_MBARRIER_CUH */

@@ -1,0 +1,47 @@
+/*
+ * tma.cuh — Tensor Memory Accelerator bulk tensor copies (PTX cp.async.bulk.tensor, sm_90).
+ * One wrapper per instruction form, named after it. `tmap` is the generic address of a
+ * CUtensorMap in param/const/global space (e.g. &a `const __grid_constant__ CUtensorMap`
+ * kernel parameter); `dst` and `bar` are shared-state-space addresses. Coordinates are
+ * innermost dimension first, in elements, signed 32-bit; out-of-bounds elements are filled
+ * (zero with CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) and still count toward complete_tx bytes.
+ */
+#ifndef IGEMM_PTX_TMA_CUH
+#define IGEMM_PTX_TMA_CUH
+
+#include <stdint.h>
+
+/* cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: loads the
+ * tensor map's box at {c0, c1, c2, c3} into dst and signals its byte count on bar. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_tile(uint32_t dst, const void *tmap, uint32_t bar,
+                                                                        int32_t c0, int32_t c1, int32_t c2, int32_t c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+/* cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes: im2col
+ * load from an NHWC tensor map. Coordinates {c, w, h, n}: c and n are start offsets; (w, h) is
+ * the filter-base position of the first pixel (inside the map's bounding box); the 16-bit
+ * im2col offsets {off_w, off_h} (range [0, 255] for 4-D) are added to every pixel's (w, h).
+ * Loads Pixels-per-Column pixels x Channels-per-Pixel channels, walking w (by the traversal
+ * stride) then h then n across the bounding box. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col(uint32_t dst, const void *tmap, uint32_t bar,
+                                                                          int32_t c, int32_t w, int32_t h, int32_t n,
+                                                                          uint16_t off_w, uint16_t off_h)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(off_w), "h"(off_h)
+                 : "memory");
+}
+
+/* prefetch.tensormap: brings the tensor map (a kernel parameter) into the descriptor cache. */
+static __device__ __forceinline__ void ptx_prefetch_tensormap(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmap) : "memory");
+}
+
+#endif /* IGEMM_PTX_TMA_CUH */
