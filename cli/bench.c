@@ -1,0 +1,191 @@
+/*
+ * bench.c — GPU timing for the igemm CLI (see bench.h for the method).
+ */
+#include "bench.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int bench_num_sets(size_t set_bytes, size_t l2_bytes, size_t budget_bytes, int max_sets)
+{
+    size_t want, fit;
+    if (max_sets < 1) max_sets = 1;
+    if (set_bytes == 0) return 1;
+    want = (2 * l2_bytes) / set_bytes + 1; /* total strictly above 2 * L2 */
+    if (want < 2) want = 2;
+    fit = budget_bytes / set_bytes;
+    if (want > fit) want = fit;
+    if (want > (size_t)max_sets) want = (size_t)max_sets;
+    if (want < 1) want = 1;
+    return (int)want;
+}
+
+#ifdef IGEMM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#define BENCH_CHUNK 16
+#define BENCH_GATE_TIMEOUT_S 5.0
+
+typedef struct bench_gate {
+    atomic_int open;
+    atomic_int timed_out;
+} bench_gate_t;
+
+static double bench_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs on a CUDA runtime thread: holds the stream until the host opens the gate. Makes no
+ * CUDA call. */
+static void CUDART_CB bench_gate_wait(void *arg)
+{
+    bench_gate_t *g = (bench_gate_t *)arg;
+    double t0 = bench_now_s();
+    while (!atomic_load(&g->open)) {
+        if (bench_now_s() - t0 > BENCH_GATE_TIMEOUT_S) {
+            atomic_store(&g->timed_out, 1);
+            return;
+        }
+        sched_yield();
+    }
+}
+
+size_t bench_l2_bytes(void)
+{
+    int dev = 0, l2 = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) return 0;
+    return l2 > 0 ? (size_t)l2 : 0;
+}
+
+#define BENCH_CU(call)                                                                     \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
+            goto fail;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int iters,
+                           cudaStream_t stream, int gated, bench_result_t *res, int *gate_failed,
+                           char *err, size_t errlen)
+{
+    cudaEvent_t *ev = NULL;
+    bench_gate_t **gates = NULL;
+    double *t = NULL;
+    int nev = 0, ngates = 0, set = 0, rc = -1;
+    int nchunks = (iters + BENCH_CHUNK - 1) / BENCH_CHUNK;
+    *gate_failed = 0;
+
+    ev = (cudaEvent_t *)calloc((size_t)iters * 2, sizeof *ev);
+    gates = (bench_gate_t **)calloc((size_t)nchunks, sizeof *gates);
+    t = (double *)calloc((size_t)iters, sizeof *t);
+    if (!ev || !gates || !t) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    for (nev = 0; nev < iters * 2;) {
+        BENCH_CU(cudaEventCreate(&ev[nev]));
+        nev++;
+    }
+    for (int i = 0; i < warmup; i++) {
+        if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
+        set = (set + 1) % nsets;
+    }
+    BENCH_CU(cudaStreamSynchronize(stream));
+
+    for (int c = 0; c < nchunks; c++) {
+        int i0 = c * BENCH_CHUNK, i1 = i0 + BENCH_CHUNK < iters ? i0 + BENCH_CHUNK : iters;
+        bench_gate_t *g = NULL;
+        if (gated) {
+            g = (bench_gate_t *)calloc(1, sizeof *g);
+            if (!g) {
+                snprintf(err, errlen, "out of host memory");
+                goto fail;
+            }
+            atomic_init(&g->open, 0);
+            atomic_init(&g->timed_out, 0);
+            gates[ngates++] = g;
+            BENCH_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
+        }
+        for (int i = i0; i < i1; i++) {
+            BENCH_CU(cudaEventRecord(ev[2 * i], stream));
+            if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
+            BENCH_CU(cudaEventRecord(ev[2 * i + 1], stream));
+            set = (set + 1) % nsets;
+        }
+        if (g) atomic_store(&g->open, 1);
+    }
+    BENCH_CU(cudaStreamSynchronize(stream));
+    for (int i = 0; i < ngates; i++)
+        if (atomic_load(&gates[i]->timed_out)) *gate_failed = 1;
+
+    {
+        double sum = 0.0, mn = 1e300, mx = 0.0;
+        for (int i = 0; i < iters; i++) {
+            float ms = 0.0f;
+            BENCH_CU(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+            t[i] = 1000.0 * (double)ms;
+            sum += t[i];
+            if (t[i] < mn) mn = t[i];
+            if (t[i] > mx) mx = t[i];
+        }
+        res->mean_us = sum / iters;
+        res->min_us = mn;
+        res->max_us = mx;
+        res->median_us = bench_median(t, iters);
+        res->iters = iters;
+        res->gated = gated;
+    }
+    rc = 0;
+fail:
+    /* Open every gate and drain the stream before freeing anything the host function uses. */
+    for (int i = 0; i < ngates; i++) atomic_store(&gates[i]->open, 1);
+    if (rc != 0) (void)cudaStreamSynchronize(stream);
+    for (int i = 0; i < ngates; i++) free(gates[i]);
+    for (int i = 0; i < nev; i++) cudaEventDestroy(ev[i]);
+    free(gates);
+    free(ev);
+    free(t);
+    return rc;
+}
+
+int bench_time(bench_fn fn, void *ctx, int nsets, int warmup, int iters, void *stream,
+               bench_result_t *res, char *err, size_t errlen)
+{
+    int gate_failed = 0;
+    if (nsets < 1) nsets = 1;
+    if (iters < 1) iters = 1;
+    if (warmup < 0) warmup = 0;
+    memset(res, 0, sizeof *res);
+    if (bench_time_once(fn, ctx, nsets, warmup, iters, (cudaStream_t)stream, 1, res,
+                        &gate_failed, err, errlen) != 0)
+        return -1;
+    if (gate_failed) /* a call blocked the host: time again without gating */
+        return bench_time_once(fn, ctx, nsets, warmup, iters, (cudaStream_t)stream, 0, res,
+                               &gate_failed, err, errlen);
+    return 0;
+}
+#endif /* IGEMM_HAVE_CUDA */

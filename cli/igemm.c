@@ -1,0 +1,1834 @@
+/*
+ * igemm.c — the igemm command-line tool:
+ *
+ *   igemm run   [--shape S | --shapes FILE] [--dtype D] [--out-dtype D] [--path P] [--iters N]
+ *   igemm check [--shape S | --shapes FILE] [--dtype D] [--out-dtype D] [--epilogue E] [--path P]
+ *   igemm bench [--shape S | --shapes FILE] [--vs cudnn] [--fused] [--dtype D] [--csv OUT] ...
+ *   igemm info
+ *
+ * Exit status: 0 success; 1 a failure (a check failed, a shape failed, a malformed shape
+ * file, a CUDA error); 2 a usage error (unknown command or option, bad option value);
+ * 3 the command needs a CUDA GPU and none is usable.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "igemm.h"
+#include "bench.h"
+#include "cudnn_dl.h"
+#include "shapes.h"
+
+#ifdef IGEMM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
+
+/* Helpers used only by the GPU commands stay compiled (and warning-free) in a CPU-only build. */
+#if defined(__GNUC__)
+#define MAYBE_UNUSED __attribute__((unused))
+#else
+#define MAYBE_UNUSED
+#endif
+
+#define DEFAULT_SHAPE "r50_l1_3x3_64,32,56,56,64,64,3,3,1,1,1,1,1,1"
+#define MAX_SETS 64
+
+/* ------------------------------------------------------------------------------------------ */
+/* Usage and options                                                                           */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: igemm <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run     time igemm on a layer (default r50_l1_3x3_64: n32 56x56x64 -> 64, 3x3);\n"
+            "          without a GPU, runs the CPU reference on a small layer instead\n"
+            "  check   compare igemm against the GPU direct path (every element) and an exact\n"
+            "          host reference (sampled elements), with y poisoned before each run\n"
+            "  bench   time igemm (and cuDNN with --vs cudnn) in one process, one table\n"
+            "  info    version, GPU, usable kernel paths, cuDNN\n"
+            "  help    this message\n"
+            "\n"
+            "options (run, check, bench):\n"
+            "  --shape S        name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w[,groups]\n"
+            "                   (the name is optional; may be repeated)\n"
+            "  --shapes FILE    shape file: one such line per layer, '#' comments\n"
+            "  --dtype D        input type: bf16 (default) or fp16\n"
+            "  --out-dtype D    output type: bf16, fp16 or f32 (default: the input type)\n"
+            "  --path P         auto (default), general, sm90, direct\n"
+            "options (run, bench):\n"
+            "  --iters N        timed runs, median reported (default 100)\n"
+            "  --warmup N       untimed runs first (default 10)\n"
+            "options (check):\n"
+            "  --epilogue E     none (default), bias, scale-bias, bias-relu, residual-relu,\n"
+            "                   bias-gelu, fused (= full: silu(0.75*scale*acc+bias+1.25*res)),\n"
+            "                   all (none, scale-bias, bias-relu, residual-relu, bias-gelu, full);\n"
+            "                   a comma list combines them\n"
+            "  --samples N      host-reference samples per run (default 2048)\n"
+            "  --seed N         data seed (default 1)\n"
+            "options (bench):\n"
+            "  --vs cudnn       also time cuDNN (cudnnConvolutionForward, best algorithm)\n"
+            "  --fused          bias + residual + ReLU epilogue on both sides\n"
+            "                   (cuDNN: cudnnConvolutionBiasActivationForward)\n"
+            "  --csv OUT        also write the results as CSV\n"
+            "\n"
+            "exit status: 0 ok, 1 failure, 2 usage error, 3 no usable CUDA GPU\n"
+            "environment: IGEMM_CUDNN_LIB = path of libcudnn to load\n");
+}
+
+enum {
+    OPT_SHAPE = 1u << 0,
+    OPT_SHAPES = 1u << 1,
+    OPT_DTYPE = 1u << 2,
+    OPT_OUT_DTYPE = 1u << 3,
+    OPT_ITERS = 1u << 4,
+    OPT_WARMUP = 1u << 5,
+    OPT_PATH = 1u << 6,
+    OPT_EPI = 1u << 7,
+    OPT_SAMPLES = 1u << 8,
+    OPT_SEED = 1u << 9,
+    OPT_VS = 1u << 10,
+    OPT_FUSED = 1u << 11,
+    OPT_CSV = 1u << 12
+};
+
+static const struct {
+    const char *name;
+    unsigned bit;
+    int has_value;
+} g_options[] = {
+    {"--shape", OPT_SHAPE, 1},     {"--shapes", OPT_SHAPES, 1}, {"--dtype", OPT_DTYPE, 1},
+    {"--out-dtype", OPT_OUT_DTYPE, 1}, {"--iters", OPT_ITERS, 1}, {"--warmup", OPT_WARMUP, 1},
+    {"--path", OPT_PATH, 1},       {"--epilogue", OPT_EPI, 1},  {"--samples", OPT_SAMPLES, 1},
+    {"--seed", OPT_SEED, 1},       {"--vs", OPT_VS, 1},         {"--fused", OPT_FUSED, 0},
+    {"--csv", OPT_CSV, 1},
+};
+
+typedef struct cli_opts {
+    const char *cmd;
+    cli_shape_list_t shapes;
+    igemm_dtype_t dtype, out_dtype;
+    int out_dtype_set;
+    int iters, warmup, samples;
+    uint64_t seed;
+    igemm_path_t path;
+    unsigned epi_mask;
+    int vs_cudnn, fused;
+    const char *csv;
+} cli_opts_t;
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "igemm: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\nrun 'igemm help' for usage\n");
+    return EXIT_USAGE;
+}
+
+/* Parses argv[2..] for command o->cmd, allowing the options in `allowed`. Returns EXIT_OK, or
+ * the exit status to leave with (-1: --help was printed, exit 0). */
+static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o)
+{
+    char err[1024];
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i], *val = NULL, *eq;
+        char name[64];
+        size_t nlen;
+        int which = -1;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return -1;
+        }
+        if (strncmp(arg, "--", 2) != 0)
+            return usage_error("%s: unexpected argument '%s'", o->cmd, arg);
+        eq = strchr(arg, '=');
+        nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (nlen >= sizeof name) return usage_error("%s: unknown option '%s'", o->cmd, arg);
+        memcpy(name, arg, nlen);
+        name[nlen] = '\0';
+        for (size_t j = 0; j < sizeof g_options / sizeof g_options[0]; j++)
+            if (!strcmp(name, g_options[j].name)) which = (int)j;
+        if (which < 0 || !(g_options[which].bit & allowed))
+            return usage_error("%s: unknown option '%s'", o->cmd, name);
+        if (g_options[which].has_value) {
+            if (eq) val = eq + 1;
+            else if (i + 1 < argc) val = argv[++i];
+            else return usage_error("%s: option %s needs a value", o->cmd, name);
+        } else if (eq) {
+            return usage_error("%s: option %s takes no value", o->cmd, name);
+        }
+        switch (g_options[which].bit) {
+        case OPT_SHAPE: {
+            cli_shape_t s;
+            if (cli_parse_shape_arg(val, &s, err, sizeof err) != 0)
+                return usage_error("%s%s", err, "");
+            if (cli_shape_list_push(&o->shapes, &s) != 0) {
+                fprintf(stderr, "igemm: out of memory\n");
+                return EXIT_FAIL;
+            }
+            break;
+        }
+        case OPT_SHAPES:
+            if (cli_load_shapes(val, &o->shapes, err, sizeof err) != 0) {
+                fprintf(stderr, "igemm: %s\n", err);
+                return EXIT_FAIL;
+            }
+            break;
+        case OPT_DTYPE:
+            if (cli_parse_dtype(val, 0, &o->dtype) != 0)
+                return usage_error("--dtype '%s': expected bf16 or fp16%s", val, "");
+            break;
+        case OPT_OUT_DTYPE:
+            if (cli_parse_dtype(val, 1, &o->out_dtype) != 0)
+                return usage_error("--out-dtype '%s': expected bf16, fp16 or f32%s", val, "");
+            o->out_dtype_set = 1;
+            break;
+        case OPT_ITERS:
+            if (cli_parse_int_range(val, 1, 1000000, &o->iters) != 0)
+                return usage_error("--iters '%s': expected an integer in [1, 1000000]%s", val, "");
+            break;
+        case OPT_WARMUP:
+            if (cli_parse_int_range(val, 0, 1000000, &o->warmup) != 0)
+                return usage_error("--warmup '%s': expected an integer in [0, 1000000]%s", val,
+                                   "");
+            break;
+        case OPT_SAMPLES:
+            if (cli_parse_int_range(val, 0, 100000000, &o->samples) != 0)
+                return usage_error("--samples '%s': expected an integer in [0, 1e8]%s", val, "");
+            break;
+        case OPT_SEED: {
+            int64_t v;
+            if (cli_parse_i64(val, &v) != 0)
+                return usage_error("--seed '%s': expected an integer%s", val, "");
+            o->seed = (uint64_t)v;
+            break;
+        }
+        case OPT_PATH:
+            if (cli_parse_path(val, &o->path) != 0)
+                return usage_error("--path '%s': expected auto, general, sm90 or direct%s", val,
+                                   "");
+            break;
+        case OPT_EPI:
+            if (cli_parse_epilogue(val, &o->epi_mask) != 0)
+                return usage_error("--epilogue '%s': expected none, bias, scale-bias, bias-relu, "
+                                   "residual-relu, bias-gelu, fused, full or all%s",
+                                   val, "");
+            break;
+        case OPT_VS:
+            if (strcmp(val, "cudnn") != 0)
+                return usage_error("--vs '%s': only 'cudnn' is supported%s", val, "");
+            o->vs_cudnn = 1;
+            break;
+        case OPT_FUSED: o->fused = 1; break;
+        case OPT_CSV: o->csv = val; break;
+        default: break;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* Sets the dtypes of every shape and validates it with the library. */
+static int finish_shapes(cli_opts_t *o)
+{
+    if (o->shapes.n == 0) {
+        cli_shape_t s;
+        char err[512];
+        if (cli_parse_shape_arg(DEFAULT_SHAPE, &s, err, sizeof err) != 0 ||
+            cli_shape_list_push(&o->shapes, &s) != 0) {
+            fprintf(stderr, "igemm: internal error: %s\n", err);
+            return EXIT_FAIL;
+        }
+    }
+    if (!o->out_dtype_set) o->out_dtype = o->dtype;
+    for (int i = 0; i < o->shapes.n; i++) {
+        cli_shape_t *s = &o->shapes.v[i];
+        igemm_status_t st;
+        s->desc.x_dtype = s->desc.w_dtype = o->dtype;
+        s->desc.y_dtype = o->out_dtype;
+        st = igemm_conv2d_validate(&s->desc);
+        if (st != IGEMM_STATUS_SUCCESS) {
+            if (s->file)
+                fprintf(stderr, "igemm: %s:%d: shape '%s': %s\n", s->file, s->line, s->name,
+                        igemm_last_error());
+            else
+                fprintf(stderr, "igemm: --shape '%s': %s\n", s->name, igemm_last_error());
+            return s->file ? EXIT_FAIL : EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host data helpers                                                                           */
+
+MAYBE_UNUSED static size_t dtype_size(igemm_dtype_t d) { return d == IGEMM_DTYPE_F32 ? 4 : 2; }
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static double rng_unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+MAYBE_UNUSED static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* v rounded to dtype d and back. */
+MAYBE_UNUSED static float round_to(float v, igemm_dtype_t d)
+{
+    if (d == IGEMM_DTYPE_BF16) return igemm_bf16_to_float(igemm_float_to_bf16(v));
+    if (d == IGEMM_DTYPE_F16) return igemm_f16_to_float(igemm_float_to_f16(v));
+    return v;
+}
+
+static double load_elem(const void *base, size_t i, igemm_dtype_t d)
+{
+    if (d == IGEMM_DTYPE_F32) return (double)((const float *)base)[i];
+    if (d == IGEMM_DTYPE_BF16) {
+        uint32_t bits = (uint32_t)((const uint16_t *)base)[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return (double)f;
+    }
+    return (double)igemm_f16_to_float(((const uint16_t *)base)[i]);
+}
+
+/* Fills n elements of dtype d with uniform values in [lo, hi] (rounded to d). */
+static void fill_random(void *dst, size_t n, igemm_dtype_t d, uint64_t seed, float lo, float hi)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        float v = lo + (hi - lo) * (float)rng_unit(&s);
+        if (d == IGEMM_DTYPE_F32) ((float *)dst)[i] = v;
+        else if (d == IGEMM_DTYPE_BF16) ((uint16_t *)dst)[i] = igemm_float_to_bf16(v);
+        else ((uint16_t *)dst)[i] = igemm_float_to_f16(v);
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+MAYBE_UNUSED static void describe_shape(const cli_shape_t *s, char *buf, size_t len)
+{
+    const igemm_conv2d_desc_t *d = &s->desc;
+    int64_t p = 0, q = 0;
+    cli_conv_out_dims(d, &p, &q);
+    snprintf(buf, len,
+             "n=%lld %lldx%lldx%lld -> k=%lld, %lldx%lld filter, stride %lldx%lld, pad %lldx%lld, "
+             "dil %lldx%lld, groups %lld -> %lldx%lld output",
+             (long long)d->n, (long long)d->h, (long long)d->w, (long long)d->c, (long long)d->k,
+             (long long)d->r, (long long)d->s, (long long)d->stride_h, (long long)d->stride_w,
+             (long long)d->pad_top, (long long)d->pad_left, (long long)d->dil_h,
+             (long long)d->dil_w, (long long)d->groups, (long long)p, (long long)q);
+}
+
+/* Why there is no GPU, in a few words. */
+static void no_gpu_reason(char *buf, size_t len)
+{
+#ifdef IGEMM_HAVE_CUDA
+    int count = 0, drv = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0)
+        snprintf(buf, len, "no CUDA driver is installed");
+    else if (e != cudaSuccess) snprintf(buf, len, "%s", cudaGetErrorString(e));
+    else if (count == 0) snprintf(buf, len, "the CUDA driver reports no device");
+    else snprintf(buf, len, "%d CUDA device(s) present but none usable by igemm", count);
+#else
+    snprintf(buf, len, "this igemm was built without CUDA");
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host reference for one output element, and tolerances                                       */
+
+static double host_act(int act, double v, double prm)
+{
+    switch (act) {
+    case IGEMM_ACT_RELU: return v > 0.0 ? v : 0.0;
+    case IGEMM_ACT_RELU6: return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
+    case IGEMM_ACT_LEAKY_RELU: return v > 0.0 ? v : prm * v;
+    case IGEMM_ACT_GELU_ERF: return 0.5 * v * (1.0 + erf(v * 0.70710678118654752440));
+    case IGEMM_ACT_GELU_TANH:
+        return 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+    case IGEMM_ACT_SILU: return v / (1.0 + exp(-v));
+    case IGEMM_ACT_SIGMOID: return 1.0 / (1.0 + exp(-v));
+    case IGEMM_ACT_TANH: return tanh(v);
+    default: return v;
+    }
+}
+
+/* Largest slope of the activation (errors before it grow by at most this factor). */
+static double act_lipschitz(int act)
+{
+    switch (act) {
+    case IGEMM_ACT_GELU_ERF:
+    case IGEMM_ACT_GELU_TANH:
+    case IGEMM_ACT_SILU: return 1.2;
+    default: return 1.0;
+    }
+}
+
+/* Relative rounding error bound (half an ulp) of a dtype. */
+MAYBE_UNUSED static double unit_roundoff(igemm_dtype_t d)
+{
+    if (d == IGEMM_DTYPE_BF16) return 1.0 / 256.0;   /* 2^-8: 8-bit significand */
+    if (d == IGEMM_DTYPE_F16) return 1.0 / 2048.0;   /* 2^-11 */
+    return 1.0 / 16777216.0;                         /* 2^-24 */
+}
+
+#define U32 (1.0 / 16777216.0) /* fp32 unit roundoff */
+
+typedef struct host_problem {
+    const igemm_conv2d_desc_t *d;
+    int64_t p, q, cg, kg;
+    const void *x, *w;
+    const float *scale, *bias;
+    const void *res;
+    igemm_dtype_t res_dtype;
+    igemm_epilogue_t epi;
+} host_problem_t;
+
+/* Exact (double) y[m, kk] from the rounded inputs, with the epilogue; also returns the
+ * absolute tolerance that fp32 accumulation in any order (on both compared sides) and the fp32
+ * epilogue justify for this element:
+ *   accumulation: 4 * Kg * u32 * |alpha*scale| * sqrt(sum p_i^2)  (p_i the products; a
+ *                 statistical bound on order-dependent fp32 rounding, incl. truncating adds)
+ *   epilogue:     8 * u32 * (|alpha*scale| * sum|p_i| + |bias| + |beta*res|)
+ * both times the activation's largest slope. */
+MAYBE_UNUSED static double host_ref_elem(const host_problem_t *hp, int64_t m, int64_t kk, double *atol)
+{
+    const igemm_conv2d_desc_t *d = hp->d;
+    int64_t pq = hp->p * hp->q;
+    int64_t nn = m / pq, rem = m % pq, pp = rem / hp->q, qq = rem % hp->q;
+    int64_t g = kk / hp->kg;
+    double acc = 0.0, sabs = 0.0, ssq = 0.0, v, a, extra = 0.0;
+    igemm_dtype_t in = d->x_dtype;
+    for (int64_t r = 0; r < d->r; r++) {
+        int64_t ih = pp * d->stride_h - d->pad_top + r * d->dil_h;
+        if (ih < 0 || ih >= d->h) continue;
+        for (int64_t s = 0; s < d->s; s++) {
+            int64_t iw = qq * d->stride_w - d->pad_left + s * d->dil_w;
+            size_t xb, wb;
+            if (iw < 0 || iw >= d->w) continue;
+            xb = (size_t)(((nn * d->h + ih) * d->w + iw) * d->c + g * hp->cg);
+            wb = (size_t)(((kk * d->r + r) * d->s + s) * hp->cg);
+            for (int64_t ci = 0; ci < hp->cg; ci++) {
+                double prod = load_elem(hp->x, xb + (size_t)ci, in) *
+                              load_elem(hp->w, wb + (size_t)ci, in);
+                acc += prod;
+                sabs += fabs(prod);
+                ssq += prod * prod;
+            }
+        }
+    }
+    a = hp->epi.alpha;
+    if (hp->epi.has_scale) a *= hp->scale[kk];
+    v = a * acc;
+    if (hp->epi.has_bias) {
+        v += hp->bias[kk];
+        extra += fabs(hp->bias[kk]);
+    }
+    if (hp->epi.has_residual) {
+        double rv = hp->epi.beta * load_elem(hp->res, (size_t)(m * d->k + kk), hp->res_dtype);
+        v += rv;
+        extra += fabs(rv);
+    }
+    *atol = act_lipschitz(hp->epi.activation) *
+                (4.0 * (double)d->r * (double)d->s * (double)hp->cg * U32 * fabs(a) * sqrt(ssq) +
+                 8.0 * U32 * (fabs(a) * sabs + extra)) +
+            1e-6;
+    return host_act(hp->epi.activation, v, hp->epi.act_param);
+}
+
+/* Tolerance of the whole-tensor comparison against the direct path, from bounds on the data
+ * (inputs in [-1, 1], so sqrt(sum p^2) <= sqrt(Kg) and sum|p| <= Kg). */
+MAYBE_UNUSED static double full_atol(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, double max_scale,
+                        double max_bias, double max_res)
+{
+    double kg = (double)d->r * (double)d->s * (double)(d->c / d->groups);
+    double a = fabs(e->alpha) * (e->has_scale ? max_scale : 1.0);
+    double extra = (e->has_bias ? max_bias : 0.0) + (e->has_residual ? fabs(e->beta) * max_res : 0.0);
+    return act_lipschitz(e->activation) *
+               (4.0 * kg * U32 * a * sqrt(kg) + 8.0 * U32 * (a * kg + extra)) +
+           1e-6;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CPU fallback of `run`                                                                        */
+
+static int run_cpu_fallback(void)
+{
+    char reason[256];
+    igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+    igemm_epilogue_t e = igemm_epilogue_default();
+    int64_t xe = 0, we = 0, ye = 0, p = 0, q = 0;
+    uint16_t *x = NULL, *w = NULL, *y = NULL;
+    double times[5], sum = 0.0, flops;
+    int rc = EXIT_FAIL;
+    igemm_status_t st;
+
+    no_gpu_reason(reason, sizeof reason);
+    printf("igemm: no CUDA GPU found (%s); running the CPU reference on a small layer instead\n",
+           reason);
+    d.n = 1;
+    d.h = d.w = 14;
+    d.c = 16;
+    d.k = 16;
+    d.r = d.s = 3;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+    d.x_dtype = d.w_dtype = d.y_dtype = IGEMM_DTYPE_BF16;
+    if ((st = igemm_conv2d_sizes(&d, &xe, &we, &ye)) != IGEMM_STATUS_SUCCESS ||
+        (st = igemm_conv2d_output_dims(&d, &p, &q)) != IGEMM_STATUS_SUCCESS) {
+        fprintf(stderr, "igemm: %s: %s\n", igemm_status_string(st), igemm_last_error());
+        return EXIT_FAIL;
+    }
+    x = (uint16_t *)malloc((size_t)xe * 2);
+    w = (uint16_t *)malloc((size_t)we * 2);
+    y = (uint16_t *)malloc((size_t)ye * 2);
+    if (!x || !w || !y) {
+        fprintf(stderr, "igemm: out of host memory\n");
+        goto done;
+    }
+    fill_random(x, (size_t)xe, d.x_dtype, 1, -1.0f, 1.0f);
+    fill_random(w, (size_t)we, d.w_dtype, 2, -1.0f, 1.0f);
+    for (int i = 0; i < 5; i++) {
+        double t0 = now_s();
+        st = igemm_conv2d_reference(&d, &e, x, w, NULL, NULL, NULL, y);
+        times[i] = now_s() - t0;
+        if (st != IGEMM_STATUS_SUCCESS) {
+            fprintf(stderr, "igemm: igemm_conv2d_reference: %s: %s\n", igemm_status_string(st),
+                    igemm_last_error());
+            goto done;
+        }
+    }
+    for (int64_t i = 0; i < ye; i++) sum += load_elem(y, (size_t)i, d.y_dtype);
+    flops = 2.0 * (double)d.n * (double)p * (double)q * (double)d.k * (double)d.r *
+            (double)d.s * (double)d.c;
+    {
+        double med = bench_median(times, 5);
+        printf("cpu_reference  n=1 14x14x16 -> 16, 3x3, pad 1 (bf16): %.3f ms (median of 5), "
+               "%.3f GFLOP/s, checksum %.6f\n",
+               med * 1e3, flops / med * 1e-9, sum);
+    }
+    rc = EXIT_OK;
+done:
+    free(x);
+    free(w);
+    free(y);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* GPU commands                                                                                */
+
+#ifdef IGEMM_HAVE_CUDA
+
+#define CU(call)                                                                           \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
+            goto fail;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+#define IG(call)                                                                           \
+    do {                                                                                   \
+        igemm_status_t s_ = (call);                                                        \
+        if (s_ != IGEMM_STATUS_SUCCESS) {                                                  \
+            snprintf(err, errlen, "%s: %s", igemm_status_string(s_), igemm_last_error());  \
+            goto fail;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+/* Buffer sets rotated over by the timing loop, and the per-channel vectors. */
+typedef struct gpu_sets {
+    int n;
+    void *x[MAX_SETS], *w[MAX_SETS], *y[MAX_SETS], *res[MAX_SETS];
+    float *scale, *bias; /* fp32 [K] (igemm) */
+    void *bias_lp;       /* [K] in the input dtype (cuDNN) */
+    size_t x_bytes, w_bytes, y_bytes;
+} gpu_sets_t;
+
+static void sets_free(gpu_sets_t *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (s->x[i]) cudaFree(s->x[i]);
+        if (s->w[i]) cudaFree(s->w[i]);
+        if (s->y[i]) cudaFree(s->y[i]);
+        if (s->res[i]) cudaFree(s->res[i]);
+    }
+    if (s->scale) cudaFree(s->scale);
+    if (s->bias) cudaFree(s->bias);
+    if (s->bias_lp) cudaFree(s->bias_lp);
+    memset(s, 0, sizeof *s);
+}
+
+/* Allocates nsets sets for desc (residual too when with_res) and fills them from the host
+ * copies (every set holds the same data). bias (fp32, values representable in the input
+ * dtype) and its low-precision copy are filled when hbias is given. */
+static int sets_alloc(gpu_sets_t *s, const igemm_conv2d_desc_t *d, int nsets, int with_res,
+                      const void *hx, const void *hw, const void *hres, const float *hbias,
+                      char *err, size_t errlen)
+{
+    int64_t xe, we, ye;
+    uint16_t *lp = NULL;
+    memset(s, 0, sizeof *s);
+    if (igemm_conv2d_sizes(d, &xe, &we, &ye) != IGEMM_STATUS_SUCCESS) {
+        snprintf(err, errlen, "%s", igemm_last_error());
+        return -1;
+    }
+    s->x_bytes = (size_t)xe * dtype_size(d->x_dtype);
+    s->w_bytes = (size_t)we * dtype_size(d->w_dtype);
+    s->y_bytes = (size_t)ye * dtype_size(d->y_dtype);
+    for (int i = 0; i < nsets; i++) {
+        if (i > 0) { /* extra sets are best effort: stop rotating wider when memory runs out */
+            void *px = NULL, *pw = NULL, *py = NULL, *pr = NULL;
+            int ok = cudaMalloc(&px, s->x_bytes) == cudaSuccess &&
+                     cudaMalloc(&pw, s->w_bytes) == cudaSuccess &&
+                     cudaMalloc(&py, s->y_bytes) == cudaSuccess &&
+                     (!with_res || cudaMalloc(&pr, s->y_bytes) == cudaSuccess);
+            if (!ok) {
+                /* cudaMalloc leaves the pointer untouched (NULL here) when it fails */
+                if (px) cudaFree(px);
+                if (pw) cudaFree(pw);
+                if (py) cudaFree(py);
+                if (pr) cudaFree(pr);
+                (void)cudaGetLastError();
+                break;
+            }
+            s->x[i] = px;
+            s->w[i] = pw;
+            s->y[i] = py;
+            s->res[i] = pr;
+            s->n = i + 1;
+        } else {
+            s->n = 1;
+            CU(cudaMalloc(&s->x[0], s->x_bytes));
+            CU(cudaMalloc(&s->w[0], s->w_bytes));
+            CU(cudaMalloc(&s->y[0], s->y_bytes));
+            if (with_res) CU(cudaMalloc(&s->res[0], s->y_bytes));
+        }
+        CU(cudaMemcpy(s->x[i], hx, s->x_bytes, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(s->w[i], hw, s->w_bytes, cudaMemcpyHostToDevice));
+        CU(cudaMemset(s->y[i], 0, s->y_bytes));
+        if (with_res) CU(cudaMemcpy(s->res[i], hres, s->y_bytes, cudaMemcpyHostToDevice));
+    }
+    if (hbias) {
+        lp = (uint16_t *)malloc((size_t)d->k * 2);
+        if (!lp) {
+            snprintf(err, errlen, "out of host memory");
+            goto fail;
+        }
+        for (int64_t i = 0; i < d->k; i++)
+            lp[i] = d->x_dtype == IGEMM_DTYPE_BF16 ? igemm_float_to_bf16(hbias[i])
+                                                   : igemm_float_to_f16(hbias[i]);
+        CU(cudaMalloc((void **)&s->bias, (size_t)d->k * 4));
+        CU(cudaMalloc(&s->bias_lp, (size_t)d->k * 2));
+        CU(cudaMemcpy(s->bias, hbias, (size_t)d->k * 4, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(s->bias_lp, lp, (size_t)d->k * 2, cudaMemcpyHostToDevice));
+        free(lp);
+    }
+    return 0;
+fail:
+    free(lp);
+    sets_free(s);
+    return -1;
+}
+
+typedef struct ours_ctx {
+    igemm_plan_t *plan;
+    gpu_sets_t *s;
+    int use_bias, use_res;
+} ours_ctx_t;
+
+static int ours_fn(void *ctx, int set, void *stream, char *err, size_t errlen)
+{
+    ours_ctx_t *c = (ours_ctx_t *)ctx;
+    igemm_status_t st =
+        igemm_plan_run(c->plan, c->s->x[set], c->s->w[set], NULL, c->use_bias ? c->s->bias : NULL,
+                       c->use_res ? c->s->res[set] : NULL, c->s->y[set], stream);
+    if (st != IGEMM_STATUS_SUCCESS) {
+        snprintf(err, errlen, "igemm_plan_run: %s: %s", igemm_status_string(st),
+                 igemm_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+/* Number of sets for one shape: total > 2 x L2, within 60% of free memory minus `reserve`. */
+static int choose_sets(size_t set_bytes, size_t reserve)
+{
+    size_t free_b = 0, total_b = 0, budget;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = 0;
+    budget = free_b > reserve ? (size_t)((double)(free_b - reserve) * 0.6) : 0;
+    return bench_num_sets(set_bytes, bench_l2_bytes(), budget, MAX_SETS);
+}
+
+static int device_line(char *buf, size_t len)
+{
+    int dev = 0;
+    struct cudaDeviceProp prop;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        snprintf(buf, len, "unknown device");
+        return -1;
+    }
+    snprintf(buf, len, "%.128s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB)", prop.name, prop.major,
+             prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
+             (double)prop.totalGlobalMem / 1073741824.0);
+    return 0;
+}
+
+/* ---- run ---- */
+
+static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, size_t errlen)
+{
+    const igemm_conv2d_desc_t *d = &sh->desc;
+    igemm_plan_options_t opts = igemm_plan_options_default();
+    igemm_plan_t *plan = NULL;
+    gpu_sets_t sets;
+    void *hx = NULL, *hw = NULL;
+    cudaStream_t stream = NULL;
+    bench_result_t r;
+    ours_ctx_t ctx;
+    int64_t xe, we, ye;
+    int nsets, rc = -1;
+    char desc[512];
+    double flops = cli_conv_flops(d);
+    memset(&sets, 0, sizeof sets);
+
+    describe_shape(sh, desc, sizeof desc);
+    printf("%s: %s, %s -> %s\n", sh->name, desc, cli_dtype_name(d->x_dtype),
+           cli_dtype_name(d->y_dtype));
+    opts.path = o->path;
+    IG(igemm_plan_create(&plan, d, NULL, &opts));
+    printf("  plan: %s\n", igemm_plan_describe(plan));
+    IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
+    hx = malloc((size_t)xe * dtype_size(d->x_dtype));
+    hw = malloc((size_t)we * dtype_size(d->w_dtype));
+    if (!hx || !hw) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    fill_random(hx, (size_t)xe, d->x_dtype, hash_str(sh->name) ^ 1, -1.0f, 1.0f);
+    fill_random(hw, (size_t)we, d->w_dtype, hash_str(sh->name) ^ 2, -1.0f, 1.0f);
+    nsets = choose_sets((size_t)xe * dtype_size(d->x_dtype) + (size_t)we * dtype_size(d->w_dtype) +
+                            (size_t)ye * dtype_size(d->y_dtype),
+                        igemm_plan_workspace_bytes(plan));
+    if (sets_alloc(&sets, d, nsets, 0, hx, hw, NULL, NULL, err, errlen) != 0) goto fail;
+    CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    ctx.plan = plan;
+    ctx.s = &sets;
+    ctx.use_bias = ctx.use_res = 0;
+    if (bench_time(ours_fn, &ctx, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0)
+        goto fail;
+    printf("  time: %.2f us median (min %.2f, mean %.2f; %d runs, %d buffer sets), %.1f TFLOP/s\n",
+           r.median_us, r.min_us, r.mean_us, r.iters, sets.n, flops / (r.median_us * 1e-6) * 1e-12);
+    rc = 0;
+fail:
+    if (stream) cudaStreamDestroy(stream);
+    sets_free(&sets);
+    igemm_plan_destroy(plan);
+    free(hx);
+    free(hw);
+    return rc;
+}
+
+static int cmd_run_gpu(const cli_opts_t *o)
+{
+    char dev[256], err[1024];
+    int failed = 0;
+    device_line(dev, sizeof dev);
+    printf("igemm %s on %s\n", igemm_version_string(), dev);
+    for (int i = 0; i < o->shapes.n; i++) {
+        if (run_one_gpu(&o->shapes.v[i], o, err, sizeof err) != 0) {
+            fprintf(stderr, "igemm: %s: %s\n", o->shapes.v[i].name, err);
+            failed++;
+        }
+        fflush(stdout);
+    }
+    return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- check ---- */
+
+#define GUARD 256 /* poisoned bytes on each side of y, checked after the run */
+
+typedef struct check_stats {
+    double max_abs, max_rel, worst; /* worst = max |d| / tol */
+    int64_t nan_count, bad_count;
+    int64_t first_bad;
+} check_stats_t;
+
+static void stats_init(check_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    st->first_bad = -1;
+}
+
+static void stats_add(check_stats_t *st, int64_t idx, double got, double ref, double tol)
+{
+    double d = fabs(got - ref);
+    if (!(d == d) || isinf(got)) { /* NaN (unwritten poison) or inf */
+        st->nan_count++;
+        st->bad_count++;
+        if (st->first_bad < 0) st->first_bad = idx;
+        st->worst = INFINITY;
+        return;
+    }
+    if (d > st->max_abs) st->max_abs = d;
+    if (d / fmax(fabs(ref), 1.0) > st->max_rel) st->max_rel = d / fmax(fabs(ref), 1.0);
+    if (d / tol > st->worst) st->worst = d / tol;
+    if (!(d <= tol)) {
+        st->bad_count++;
+        if (st->first_bad < 0) st->first_bad = idx;
+    }
+}
+
+static int guards_intact(const unsigned char *raw, size_t y_bytes)
+{
+    for (size_t i = 0; i < GUARD; i++)
+        if (raw[i] != 0xFF || raw[GUARD + y_bytes + i] != 0xFF) return 0;
+    return 1;
+}
+
+typedef struct check_data {
+    const cli_shape_t *sh;
+    igemm_conv2d_desc_t d;
+    int64_t xe, we, ye, p, q;
+    void *hx, *hw, *hres;   /* inputs; residual in y's dtype */
+    float *hres32;          /* residual as fp32 (for the direct path) */
+    float *hscale, *hbias;
+    unsigned char *hy_raw;  /* our y, with guards */
+    unsigned char *hyd_raw; /* direct y (fp32), with guards */
+    void *dx, *dw, *dres, *dres32, *dy_raw, *dyd_raw;
+    float *dscale, *dbias;
+    double max_scale, max_bias, max_res;
+} check_data_t;
+
+static void check_data_free(check_data_t *c)
+{
+    free(c->hx);
+    free(c->hw);
+    free(c->hres);
+    free(c->hres32);
+    free(c->hscale);
+    free(c->hbias);
+    free(c->hy_raw);
+    free(c->hyd_raw);
+    if (c->dx) cudaFree(c->dx);
+    if (c->dw) cudaFree(c->dw);
+    if (c->dres) cudaFree(c->dres);
+    if (c->dres32) cudaFree(c->dres32);
+    if (c->dy_raw) cudaFree(c->dy_raw);
+    if (c->dyd_raw) cudaFree(c->dyd_raw);
+    if (c->dscale) cudaFree(c->dscale);
+    if (c->dbias) cudaFree(c->dbias);
+}
+
+static int check_data_init(check_data_t *c, const cli_shape_t *sh, const cli_opts_t *o,
+                           int need_res, char *err, size_t errlen)
+{
+    uint64_t seed = hash_str(sh->name) ^ (o->seed * 0x9E3779B97F4A7C15ull);
+    size_t ysz;
+    memset(c, 0, sizeof *c);
+    c->sh = sh;
+    c->d = sh->desc;
+    IG(igemm_conv2d_sizes(&c->d, &c->xe, &c->we, &c->ye));
+    IG(igemm_conv2d_output_dims(&c->d, &c->p, &c->q));
+    ysz = (size_t)c->ye * dtype_size(c->d.y_dtype);
+    c->hx = malloc((size_t)c->xe * 2);
+    c->hw = malloc((size_t)c->we * 2);
+    c->hscale = (float *)malloc((size_t)c->d.k * 4);
+    c->hbias = (float *)malloc((size_t)c->d.k * 4);
+    c->hy_raw = (unsigned char *)malloc(ysz + 2 * GUARD);
+    c->hyd_raw = (unsigned char *)malloc((size_t)c->ye * 4 + 2 * GUARD);
+    if (need_res) {
+        c->hres = malloc(ysz);
+        c->hres32 = (float *)malloc((size_t)c->ye * 4);
+    }
+    if (!c->hx || !c->hw || !c->hscale || !c->hbias || !c->hy_raw || !c->hyd_raw ||
+        (need_res && (!c->hres || !c->hres32))) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    fill_random(c->hx, (size_t)c->xe, c->d.x_dtype, seed ^ 0x11, -1.0f, 1.0f);
+    fill_random(c->hw, (size_t)c->we, c->d.w_dtype, seed ^ 0x22, -1.0f, 1.0f);
+    fill_random(c->hscale, (size_t)c->d.k, IGEMM_DTYPE_F32, seed ^ 0x33, 0.5f, 1.5f);
+    fill_random(c->hbias, (size_t)c->d.k, IGEMM_DTYPE_F32, seed ^ 0x44, -1.0f, 1.0f);
+    for (int64_t i = 0; i < c->d.k; i++) {
+        if (c->hscale[i] > c->max_scale) c->max_scale = c->hscale[i];
+        if (fabs(c->hbias[i]) > c->max_bias) c->max_bias = fabs(c->hbias[i]);
+    }
+    if (need_res) {
+        fill_random(c->hres, (size_t)c->ye, c->d.y_dtype, seed ^ 0x55, -1.0f, 1.0f);
+        for (int64_t i = 0; i < c->ye; i++) {
+            c->hres32[i] = (float)load_elem(c->hres, (size_t)i, c->d.y_dtype);
+            if (fabs(c->hres32[i]) > c->max_res) c->max_res = fabs(c->hres32[i]);
+        }
+    }
+    CU(cudaMalloc(&c->dx, (size_t)c->xe * 2));
+    CU(cudaMalloc(&c->dw, (size_t)c->we * 2));
+    CU(cudaMalloc((void **)&c->dscale, (size_t)c->d.k * 4));
+    CU(cudaMalloc((void **)&c->dbias, (size_t)c->d.k * 4));
+    CU(cudaMalloc(&c->dy_raw, ysz + 2 * GUARD));
+    CU(cudaMalloc(&c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD));
+    CU(cudaMemcpy(c->dx, c->hx, (size_t)c->xe * 2, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(c->dw, c->hw, (size_t)c->we * 2, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(c->dscale, c->hscale, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(c->dbias, c->hbias, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
+    if (need_res) {
+        CU(cudaMalloc(&c->dres, ysz));
+        CU(cudaMalloc(&c->dres32, (size_t)c->ye * 4));
+        CU(cudaMemcpy(c->dres, c->hres, ysz, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(c->dres32, c->hres32, (size_t)c->ye * 4, cudaMemcpyHostToDevice));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* Runs one epilogue case of one shape and prints its row. Returns 1 pass, 0 fail. */
+static int check_case(check_data_t *c, int epi_case, const cli_opts_t *o)
+{
+    char err[1024] = "";
+    size_t errlen = sizeof err;
+    const igemm_conv2d_desc_t *d = &c->d;
+    igemm_epilogue_t e = cli_epi_make(epi_case);
+    igemm_plan_options_t opts = igemm_plan_options_default(), dopts = igemm_plan_options_default();
+    igemm_conv2d_desc_t dd = c->d;
+    igemm_plan_t *plan = NULL, *dplan = NULL;
+    size_t ysz = (size_t)c->ye * dtype_size(d->y_dtype);
+    unsigned char *dy = (unsigned char *)c->dy_raw + GUARD;
+    unsigned char *dyd = (unsigned char *)c->dyd_raw + GUARD;
+    const void *hy = c->hy_raw + GUARD;
+    const float *hyd = (const float *)(c->hyd_raw + GUARD);
+    check_stats_t s_full, s_samp, s_dir;
+    char direct_note[512] = "";
+    const char *path = "?";
+    int have_direct = 0, pass = 0, guards_ok = 1;
+    double u_out = unit_roundoff(d->y_dtype);
+    host_problem_t hp;
+    uint64_t rs;
+    int nsamples, nsampled = 0;
+
+    stats_init(&s_full);
+    stats_init(&s_samp);
+    stats_init(&s_dir);
+    opts.path = o->path;
+    IG(igemm_plan_create(&plan, d, &e, &opts));
+    path = cli_path_name(igemm_plan_path(plan));
+
+    dd.y_dtype = IGEMM_DTYPE_F32;
+    dopts.path = IGEMM_PATH_DIRECT;
+    if (igemm_plan_create(&dplan, &dd, &e, &dopts) == IGEMM_STATUS_SUCCESS) have_direct = 1;
+    else snprintf(direct_note, sizeof direct_note, "direct path unavailable (%s)", igemm_last_error());
+
+    CU(cudaMemset(c->dy_raw, 0xFF, ysz + 2 * GUARD));
+    CU(cudaMemset(c->dyd_raw, 0xFF, (size_t)c->ye * 4 + 2 * GUARD));
+    IG(igemm_plan_run(plan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
+                      e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres : NULL, dy, NULL));
+    if (have_direct)
+        IG(igemm_plan_run(dplan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
+                          e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres32 : NULL, dyd,
+                          NULL));
+    CU(cudaDeviceSynchronize());
+    CU(cudaMemcpy(c->hy_raw, c->dy_raw, ysz + 2 * GUARD, cudaMemcpyDeviceToHost));
+    guards_ok = guards_intact(c->hy_raw, ysz);
+    if (have_direct) {
+        CU(cudaMemcpy(c->hyd_raw, c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD,
+                      cudaMemcpyDeviceToHost));
+        if (!guards_intact(c->hyd_raw, (size_t)c->ye * 4))
+            snprintf(direct_note, sizeof direct_note, "direct path wrote outside y");
+    }
+
+    /* 1. every element against the direct path */
+    if (have_direct) {
+        double atol = full_atol(d, &e, c->max_scale, c->max_bias, c->max_res) * (1.0 + u_out);
+        for (int64_t i = 0; i < c->ye; i++) {
+            double ref = hyd[i];
+            double got = load_elem(hy, (size_t)i, d->y_dtype);
+            if (!(ref == ref)) { /* the direct path left poison: it is broken, not us */
+                s_dir.nan_count++;
+                continue;
+            }
+            stats_add(&s_full, i, got, ref, u_out * fabs(ref) + atol);
+        }
+    }
+
+    /* 2. sampled elements against the exact host reference (also checks the direct path) */
+    hp.d = d;
+    hp.p = c->p;
+    hp.q = c->q;
+    hp.cg = d->c / d->groups;
+    hp.kg = d->k / d->groups;
+    hp.x = c->hx;
+    hp.w = c->hw;
+    hp.scale = c->hscale;
+    hp.bias = c->hbias;
+    hp.res = c->hres;
+    hp.res_dtype = d->y_dtype;
+    hp.epi = e;
+    rs = hash_str(c->sh->name) ^ (o->seed * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)epi_case << 56) ^ 0x5a5a;
+    nsamples = o->samples;
+    if ((int64_t)nsamples > c->ye) nsamples = (int)c->ye;
+    for (int i = 0; i < nsamples + 2 + (nsamples > 0 ? 64 : 0); i++) {
+        int64_t m, kk, idx, mtot = d->n * c->p * c->q;
+        double ref, atol, got;
+        if (i == 0) {
+            m = 0;
+            kk = 0;
+        } else if (i == 1) {
+            m = mtot - 1;
+            kk = d->k - 1;
+        } else if (i < 2 + 64 && nsamples > 0) {
+            /* output-border pixels, where padding is read */
+            int64_t nn = (int64_t)(rng_unit(&rs) * (double)d->n);
+            int64_t pp = (i & 1) ? 0 : c->p - 1, qq = (i & 2) ? 0 : c->q - 1;
+            if (i & 4) pp = (int64_t)(rng_unit(&rs) * (double)c->p);
+            else if (i & 8) qq = (int64_t)(rng_unit(&rs) * (double)c->q);
+            m = (nn * c->p + pp) * c->q + qq;
+            kk = (int64_t)(rng_unit(&rs) * (double)d->k);
+        } else {
+            m = (int64_t)(rng_unit(&rs) * (double)mtot);
+            kk = (int64_t)(rng_unit(&rs) * (double)d->k);
+        }
+        if (m >= mtot) m = mtot - 1;
+        if (kk >= d->k) kk = d->k - 1;
+        idx = m * d->k + kk;
+        nsampled++;
+        ref = host_ref_elem(&hp, m, kk, &atol);
+        got = load_elem(hy, (size_t)idx, d->y_dtype);
+        stats_add(&s_samp, idx, got, ref, u_out * fabs(ref) + (1.0 + u_out) * atol);
+        if (have_direct) stats_add(&s_dir, idx, hyd[idx], ref, 2.0 * U32 * fabs(ref) + atol);
+    }
+
+    {
+        double max_abs = fmax(s_full.max_abs, s_samp.max_abs);
+        double max_rel = fmax(s_full.max_rel, s_samp.max_rel);
+        double worst = fmax(s_full.worst, s_samp.worst);
+        char note[768] = "";
+        pass = guards_ok && s_full.bad_count == 0 && s_samp.bad_count == 0;
+        if (!guards_ok) snprintf(note + strlen(note), sizeof note - strlen(note), " wrote outside y;");
+        if (s_full.nan_count || s_samp.nan_count)
+            snprintf(note + strlen(note), sizeof note - strlen(note), " %lld%s NaN/inf/unwritten;",
+                     (long long)(have_direct ? s_full.nan_count : s_samp.nan_count),
+                     have_direct ? "" : " sampled");
+        if (s_full.bad_count)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     " %lld/%lld differ from direct (first at y[%lld]);",
+                     (long long)s_full.bad_count, (long long)c->ye, (long long)s_full.first_bad);
+        if (s_samp.bad_count)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     " %lld/%d samples differ from host ref (first at y[%lld]);",
+                     (long long)s_samp.bad_count, nsampled, (long long)s_samp.first_bad);
+        if (have_direct && (s_dir.bad_count || s_dir.nan_count)) {
+            /* Our result was judged against a direct path that is itself wrong. */
+            pass = 0;
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     " DIRECT PATH disagrees with host ref (%lld samples, %lld NaN);",
+                     (long long)s_dir.bad_count, (long long)s_dir.nan_count);
+        }
+        if (direct_note[0]) {
+            snprintf(note + strlen(note), sizeof note - strlen(note), " %s;", direct_note);
+            if (have_direct) pass = 0; /* wrote outside y */
+        }
+        char ratio[32];
+        if (worst < 1e4) snprintf(ratio, sizeof ratio, "%.3f", worst);
+        else snprintf(ratio, sizeof ratio, "%.2e", worst);
+        printf("%-26s %-13s %-8s %11.3e %11.3e %8s  %s%s\n", c->sh->name, cli_epi_name(epi_case),
+               path, max_abs, max_rel, ratio, pass ? "PASS" : "FAIL", note);
+    }
+    igemm_plan_destroy(plan);
+    igemm_plan_destroy(dplan);
+    return pass;
+fail:
+    printf("%-26s %-13s %-8s %11s %11s %8s  FAIL %s\n", c->sh->name, cli_epi_name(epi_case), path,
+           "-", "-", "-", err);
+    igemm_plan_destroy(plan);
+    igemm_plan_destroy(dplan);
+    /* A sticky CUDA error makes every later call fail too: clear what can be cleared. */
+    (void)cudaGetLastError();
+    return 0;
+}
+
+static int cmd_check_gpu(const cli_opts_t *o)
+{
+    char dev[256], err[1024];
+    int ncases = 0, npass = 0, ntotal = 0, need_res = 0;
+    unsigned mask = o->epi_mask ? o->epi_mask : 1u << CLI_EPI_NONE;
+    for (int e = 0; e < CLI_EPI_COUNT; e++)
+        if (mask & (1u << e)) {
+            ncases++;
+            if (cli_epi_make(e).has_residual) need_res = 1;
+        }
+    device_line(dev, sizeof dev);
+    printf("igemm %s check on %s: %s in, %s out; every element vs the direct path, %d sampled "
+           "vs an exact host reference\n"
+           "pass: |d| <= u_out*|ref| + atol everywhere (u_out = %g; atol bounds fp32 "
+           "accumulation-order error); max_rel = max |d|/max(|ref|,1); err/tol = max |d|/tol\n",
+           igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
+           o->samples, unit_roundoff(o->out_dtype));
+    printf("%-26s %-13s %-8s %11s %11s %8s  %s\n", "name", "epilogue", "path", "max_abs",
+           "max_rel", "err/tol", "result");
+    for (int i = 0; i < o->shapes.n; i++) {
+        const cli_shape_t *sh = &o->shapes.v[i];
+        check_data_t c;
+        fprintf(stderr, "[%d/%d] %s ...\n", i + 1, o->shapes.n, sh->name);
+        if (check_data_init(&c, sh, o, need_res, err, sizeof err) != 0) {
+            printf("%-26s %-13s %-8s %11s %11s %8s  FAIL %s\n", sh->name, "*", "?", "-", "-", "-",
+                   err);
+            ntotal += ncases;
+            check_data_free(&c);
+            (void)cudaGetLastError();
+            continue;
+        }
+        for (int e = 0; e < CLI_EPI_COUNT; e++) {
+            if (!(mask & (1u << e))) continue;
+            ntotal++;
+            npass += check_case(&c, e, o);
+            fflush(stdout);
+        }
+        check_data_free(&c);
+    }
+    printf("%d/%d passed\n", npass, ntotal);
+    return npass == ntotal ? EXIT_OK : EXIT_FAIL;
+}
+
+/* ---- bench ---- */
+
+typedef struct dnn_ctx {
+    cudnn_dl_t *api;
+    cudnn_dl_handle_t h;
+    cudnn_dl_tensor_t xd, yd, bd;
+    cudnn_dl_filter_t wd;
+    cudnn_dl_conv_t cd;
+    cudnn_dl_act_t ad;
+    int algo, math, fused, bias_f32;
+    void *ws;
+    size_t ws_bytes;
+    gpu_sets_t *s;
+    cudnn_dl_status_t last;
+} dnn_ctx_t;
+
+static int dnn_fn(void *ctx, int set, void *stream, char *err, size_t errlen)
+{
+    dnn_ctx_t *c = (dnn_ctx_t *)ctx;
+    float one = 1.0f, zero = 0.0f;
+    cudnn_dl_status_t st;
+    char buf[512];
+    (void)stream; /* set on the handle */
+    if (c->fused)
+        st = c->api->ConvolutionBiasActivationForward(
+            c->h, &one, c->xd, c->s->x[set], c->wd, c->s->w[set], c->cd, c->algo, c->ws,
+            c->ws_bytes, &one, c->yd, c->s->res[set], c->bd,
+            c->bias_f32 ? (const void *)c->s->bias : c->s->bias_lp, c->ad, c->yd, c->s->y[set]);
+    else
+        st = c->api->ConvolutionForward(c->h, &one, c->xd, c->s->x[set], c->wd, c->s->w[set], c->cd,
+                                        c->algo, c->ws, c->ws_bytes, &zero, c->yd, c->s->y[set]);
+    c->last = st;
+    if (st != CUDNN_DL_STATUS_SUCCESS) {
+        snprintf(err, errlen, "%s(algo %s): %s",
+                 c->fused ? "cudnnConvolutionBiasActivationForward" : "cudnnConvolutionForward",
+                 cudnn_dl_algo_name(c->algo), cudnn_dl_error(c->api, st, buf, sizeof buf));
+        return -1;
+    }
+    return 0;
+}
+
+static void dnn_destroy(dnn_ctx_t *c)
+{
+    if (!c->api) return;
+    if (c->xd) c->api->DestroyTensorDescriptor(c->xd);
+    if (c->yd) c->api->DestroyTensorDescriptor(c->yd);
+    if (c->bd) c->api->DestroyTensorDescriptor(c->bd);
+    if (c->wd) c->api->DestroyFilterDescriptor(c->wd);
+    if (c->cd) c->api->DestroyConvolutionDescriptor(c->cd);
+    if (c->ad) c->api->DestroyActivationDescriptor(c->ad);
+    if (c->ws) cudaFree(c->ws);
+    c->xd = c->yd = c->bd = NULL;
+    c->wd = NULL;
+    c->cd = NULL;
+    c->ad = NULL;
+    c->ws = NULL;
+}
+
+#define DNN(call)                                                                          \
+    do {                                                                                   \
+        cudnn_dl_status_t s_ = (call);                                                     \
+        if (s_ != CUDNN_DL_STATUS_SUCCESS) {                                               \
+            char b_[512];                                                                  \
+            snprintf(err, errlen, "%s: %s", #call, cudnn_dl_error(c->api, s_, b_, sizeof b_)); \
+            goto fail;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+static int fits_int(int64_t v) { return v >= 0 && v <= 2147483647; }
+
+/* Sets up cuDNN for the shape, picks its fastest algorithm (timed with the same harness on the
+ * same buffers), and leaves c ready for dnn_fn. */
+static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int64_t q,
+                     cudaStream_t stream, char *algo_out, size_t algo_len, char *err,
+                     size_t errlen)
+{
+    int dt = d->x_dtype == IGEMM_DTYPE_BF16 ? CUDNN_DL_DATA_BFLOAT16 : CUDNN_DL_DATA_HALF;
+    int on, oc, oh, ow, nret = 0, ncand = 0;
+    cudnn_dl_fwd_perf_t perf[2 * CUDNN_DL_FWD_ALGO_COUNT + 1];
+    struct {
+        int algo, math;
+        size_t ws;
+    } cand[2 * CUDNN_DL_FWD_ALGO_COUNT + 2];
+    size_t free_b = 0, total_b = 0, ws_cap, ws_max = 0;
+    double best_us = 1e300;
+    int best = -1;
+    char why[512] = "no algorithm ran";
+
+    if (d->pad_top != d->pad_bottom || d->pad_left != d->pad_right) {
+        snprintf(err, errlen, "asymmetric padding is not expressible in cuDNN's 2-D descriptor");
+        return -1;
+    }
+    if (!fits_int(d->n) || !fits_int(d->c) || !fits_int(d->h) || !fits_int(d->w) ||
+        !fits_int(d->k) || !fits_int(p) || !fits_int(q) || !fits_int(d->n * d->h * d->w * d->c) ||
+        !fits_int(d->n * p * q * d->k)) {
+        snprintf(err, errlen, "tensor too large for cuDNN's 4-D int descriptors");
+        return -1;
+    }
+    DNN(c->api->CreateTensorDescriptor(&c->xd));
+    DNN(c->api->CreateTensorDescriptor(&c->yd));
+    DNN(c->api->CreateFilterDescriptor(&c->wd));
+    DNN(c->api->CreateConvolutionDescriptor(&c->cd));
+    DNN(c->api->SetTensor4dDescriptor(c->xd, CUDNN_DL_TENSOR_NHWC, dt, (int)d->n, (int)d->c,
+                                      (int)d->h, (int)d->w));
+    DNN(c->api->SetTensor4dDescriptor(c->yd, CUDNN_DL_TENSOR_NHWC, dt, (int)d->n, (int)d->k, (int)p,
+                                      (int)q));
+    DNN(c->api->SetFilter4dDescriptor(c->wd, dt, CUDNN_DL_TENSOR_NHWC, (int)d->k,
+                                      (int)(d->c / d->groups), (int)d->r, (int)d->s));
+    DNN(c->api->SetConvolution2dDescriptor(c->cd, (int)d->pad_top, (int)d->pad_left,
+                                           (int)d->stride_h, (int)d->stride_w, (int)d->dil_h,
+                                           (int)d->dil_w, CUDNN_DL_CROSS_CORRELATION,
+                                           CUDNN_DL_DATA_FLOAT));
+    DNN(c->api->SetConvolutionMathType(c->cd, CUDNN_DL_TENSOR_OP_MATH));
+    if (d->groups > 1) DNN(c->api->SetConvolutionGroupCount(c->cd, (int)d->groups));
+    DNN(c->api->GetConvolution2dForwardOutputDim(c->cd, c->xd, c->wd, &on, &oc, &oh, &ow));
+    if (on != d->n || oc != d->k || oh != p || ow != q) {
+        snprintf(err, errlen, "cuDNN output dims %dx%dx%dx%d differ from igemm's %lldx%lldx%lldx%lld",
+                 on, oc, oh, ow, (long long)d->n, (long long)d->k, (long long)p, (long long)q);
+        goto fail;
+    }
+    if (c->fused) {
+        DNN(c->api->CreateTensorDescriptor(&c->bd));
+        DNN(c->api->SetTensor4dDescriptor(c->bd, CUDNN_DL_TENSOR_NHWC, dt, 1, (int)d->k, 1, 1));
+        DNN(c->api->CreateActivationDescriptor(&c->ad));
+        DNN(c->api->SetActivationDescriptor(c->ad, CUDNN_DL_ACTIVATION_RELU,
+                                            CUDNN_DL_NOT_PROPAGATE_NAN, 0.0));
+    }
+    DNN(c->api->SetStream(c->h, (void *)stream));
+
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = 0;
+    ws_cap = free_b / 2;
+    if (ws_cap > ((size_t)4 << 30)) ws_cap = (size_t)4 << 30;
+
+    /* Candidates: the heuristics' list, then cudnnFind...Ex's measured list. */
+    {
+        int maxc = 0;
+        if (c->api->GetConvolutionForwardAlgorithmMaxCount(c->h, &maxc) != CUDNN_DL_STATUS_SUCCESS ||
+            maxc <= 0 || maxc > CUDNN_DL_FWD_ALGO_COUNT)
+            maxc = CUDNN_DL_FWD_ALGO_COUNT;
+        memset(perf, 0, sizeof perf);
+        if (c->api->GetConvolutionForwardAlgorithm_v7(c->h, c->xd, c->wd, c->cd, c->yd, maxc, &nret,
+                                                      perf) == CUDNN_DL_STATUS_SUCCESS) {
+            for (int i = 0; i < nret; i++) {
+                if (perf[i].status != CUDNN_DL_STATUS_SUCCESS) continue;
+                cand[ncand].algo = perf[i].algo;
+                cand[ncand].math = perf[i].math_type;
+                cand[ncand].ws = perf[i].memory;
+                ncand++;
+                if (perf[i].memory <= ws_cap && perf[i].memory > ws_max) ws_max = perf[i].memory;
+            }
+        }
+        if (ws_max > 0) CU(cudaMalloc(&c->ws, ws_max));
+        c->ws_bytes = ws_max;
+        memset(perf, 0, sizeof perf);
+        nret = 0;
+        if (c->api->FindConvolutionForwardAlgorithmEx(c->h, c->xd, c->s->x[0], c->wd, c->s->w[0],
+                                                      c->cd, c->yd, c->s->y[0], maxc, &nret, perf,
+                                                      c->ws, c->ws_bytes) == CUDNN_DL_STATUS_SUCCESS) {
+            for (int i = 0; i < nret; i++) {
+                int dup = 0;
+                if (perf[i].status != CUDNN_DL_STATUS_SUCCESS) continue;
+                for (int j = 0; j < ncand; j++)
+                    if (cand[j].algo == perf[i].algo && cand[j].math == perf[i].math_type) dup = 1;
+                if (dup) continue;
+                cand[ncand].algo = perf[i].algo;
+                cand[ncand].math = perf[i].math_type;
+                cand[ncand].ws = perf[i].memory;
+                ncand++;
+            }
+        }
+        (void)cudaGetLastError();
+        if (c->fused) { /* the documented always-supported algorithm for fused ReLU */
+            int dup = 0;
+            for (int j = 0; j < ncand; j++)
+                if (cand[j].algo == CUDNN_DL_FWD_ALGO_IMPLICIT_PRECOMP_GEMM &&
+                    cand[j].math == CUDNN_DL_TENSOR_OP_MATH)
+                    dup = 1;
+            if (!dup) {
+                cand[ncand].algo = CUDNN_DL_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+                cand[ncand].math = CUDNN_DL_TENSOR_OP_MATH;
+                cand[ncand].ws = 0;
+                ncand++;
+            }
+        }
+    }
+    if (ncand == 0) {
+        snprintf(err, errlen, "cuDNN offers no algorithm for this shape");
+        goto fail;
+    }
+    /* Exact workspace per candidate (under its math type); grow the buffer outside timing. */
+    for (int i = 0; i < ncand; i++) {
+        size_t b = 0;
+        if (c->api->SetConvolutionMathType(c->cd, cand[i].math) != CUDNN_DL_STATUS_SUCCESS ||
+            c->api->GetConvolutionForwardWorkspaceSize(c->h, c->xd, c->wd, c->cd, c->yd,
+                                                       cand[i].algo, &b) != CUDNN_DL_STATUS_SUCCESS)
+            b = (size_t)-1;
+        cand[i].ws = b;
+        if (b != (size_t)-1 && b <= ws_cap && b > c->ws_bytes) {
+            if (c->ws) cudaFree(c->ws);
+            c->ws = NULL;
+            c->ws_bytes = 0;
+            CU(cudaMalloc(&c->ws, b));
+            c->ws_bytes = b;
+        }
+    }
+    /* Time each candidate briefly; for --fused, retry with an fp32 bias if the input-typed bias
+     * is refused everywhere. */
+    for (int pass = 0; pass < (c->fused ? 2 : 1) && best < 0; pass++) {
+        c->bias_f32 = pass;
+        if (pass == 1)
+            DNN(c->api->SetTensor4dDescriptor(c->bd, CUDNN_DL_TENSOR_NHWC, CUDNN_DL_DATA_FLOAT, 1,
+                                              (int)d->k, 1, 1));
+        for (int i = 0; i < ncand; i++) {
+            bench_result_t r;
+            char e2[512];
+            if (cand[i].ws == (size_t)-1) {
+                snprintf(why, sizeof why, "algo %s: no workspace size (unsupported)",
+                         cudnn_dl_algo_name(cand[i].algo));
+                continue;
+            }
+            if (cand[i].ws > c->ws_bytes) {
+                snprintf(why, sizeof why, "algo %s needs %zu bytes of workspace",
+                         cudnn_dl_algo_name(cand[i].algo), cand[i].ws);
+                continue;
+            }
+            c->algo = cand[i].algo;
+            c->math = cand[i].math;
+            if (c->api->SetConvolutionMathType(c->cd, c->math) != CUDNN_DL_STATUS_SUCCESS) continue;
+            if (bench_time(dnn_fn, c, c->s->n, 2, 10, (void *)stream, &r, e2, sizeof e2) != 0) {
+                snprintf(why, sizeof why, "%s", e2);
+                (void)cudaGetLastError();
+                continue;
+            }
+            if (r.median_us < best_us) {
+                best_us = r.median_us;
+                best = i;
+            }
+        }
+    }
+    if (best < 0) {
+        snprintf(err, errlen, "no cuDNN algorithm ran: %s", why);
+        goto fail;
+    }
+    c->algo = cand[best].algo;
+    c->math = cand[best].math;
+    DNN(c->api->SetConvolutionMathType(c->cd, c->math));
+    snprintf(algo_out, algo_len, "%s%s%s", cudnn_dl_algo_name(c->algo),
+             c->math == CUDNN_DL_DEFAULT_MATH ? "/default_math" : "",
+             c->bias_f32 ? "/f32bias" : "");
+    return 0;
+fail:
+    dnn_destroy(c);
+    return -1;
+}
+
+/* Compares ours (set 0's y after our run) with cuDNN's (after its run). Returns 1 if they
+ * agree within the tolerance of two independent fp32-accumulating implementations. */
+static int compare_with_cudnn(ours_ctx_t *oc, dnn_ctx_t *dc, const igemm_conv2d_desc_t *d,
+                              cudaStream_t stream, double *max_abs, char *err, size_t errlen)
+{
+    size_t ysz = oc->s->y_bytes;
+    size_t n = ysz / dtype_size(d->y_dtype);
+    void *a = malloc(ysz), *b = malloc(ysz);
+    igemm_epilogue_t e = igemm_epilogue_default();
+    double u = unit_roundoff(d->y_dtype), atol, mb = 0.0;
+    int ok = -1;
+    *max_abs = 0.0;
+    if (!a || !b) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    if (ours_fn(oc, 0, stream, err, errlen) != 0) goto fail;
+    CU(cudaStreamSynchronize(stream));
+    CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
+    if (dnn_fn(dc, 0, stream, err, errlen) != 0) goto fail;
+    CU(cudaStreamSynchronize(stream));
+    CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    if (dc->fused) {
+        e.has_bias = e.has_residual = 1;
+        e.activation = IGEMM_ACT_RELU;
+        mb = 1.0;
+    }
+    atol = full_atol(d, &e, 1.0, mb, 1.0) * 2.0;
+    if (dc->fused) /* cuDNN may round the conv result to y's type before adding bias and z */
+        atol += u * (2.0 * sqrt((double)d->r * (double)d->s * (double)(d->c / d->groups)) + 2.0);
+    ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        double x = load_elem(a, i, d->y_dtype), y = load_elem(b, i, d->y_dtype);
+        double dd = fabs(x - y);
+        if (!(dd == dd)) {
+            ok = 0;
+            *max_abs = INFINITY;
+            break;
+        }
+        if (dd > *max_abs) *max_abs = dd;
+        if (dd > u * (fabs(x) + fabs(y)) + atol) ok = 0;
+    }
+fail:
+    free(a);
+    free(b);
+    return ok;
+}
+
+typedef struct bench_row {
+    char name[CLI_NAME_MAX];
+    const char *path;
+    double ours_us, dnn_us, flops;
+    char algo[64];
+    char status[256];
+} bench_row_t;
+
+static void csv_escape(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmd_bench_gpu(const cli_opts_t *o)
+{
+    cudnn_dl_t api;
+    cudnn_dl_handle_t handle = NULL;
+    int have_dnn = 0, failed = 0, nspeed = 0;
+    double log_sum = 0.0, min_speed = INFINITY;
+    char min_name[CLI_NAME_MAX] = "";
+    char dev[256], errbuf[1024];
+    FILE *csv = NULL;
+    cudaStream_t stream = NULL;
+    cudaError_t ce;
+
+    memset(&api, 0, sizeof api);
+    device_line(dev, sizeof dev);
+    if (o->vs_cudnn) {
+        if (cudnn_dl_load(&api, errbuf, sizeof errbuf) != 0) {
+            fprintf(stderr, "igemm: cuDNN not available (%s); benchmarking igemm alone\n", errbuf);
+        } else {
+            cudnn_dl_status_t st = api.Create(&handle);
+            if (st != CUDNN_DL_STATUS_SUCCESS) {
+                char b[512];
+                fprintf(stderr, "igemm: cudnnCreate failed (%s); benchmarking igemm alone\n",
+                        cudnn_dl_error(&api, st, b, sizeof b));
+            } else {
+                have_dnn = 1;
+            }
+        }
+        if (have_dnn && o->out_dtype != o->dtype) {
+            fprintf(stderr, "igemm: cuDNN is compared only with out dtype == in dtype; "
+                            "benchmarking igemm alone\n");
+            have_dnn = 0;
+        }
+    }
+    if ((ce = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        fprintf(stderr, "igemm: cudaStreamCreate: %s\n", cudaGetErrorString(ce));
+        return EXIT_FAIL;
+    }
+    if (o->csv) {
+        csv = fopen(o->csv, "w");
+        if (!csv) {
+            fprintf(stderr, "igemm: %s: cannot open for writing\n", o->csv);
+            cudaStreamDestroy(stream);
+            return EXIT_FAIL;
+        }
+        fprintf(csv, "name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,groups,dtype,"
+                     "out_dtype,fused,path,ours_us,cudnn_us,speedup,ours_tflops,cudnn_tflops,"
+                     "cudnn_algo,status\n");
+    }
+    {
+        char ver[32] = "";
+        if (have_dnn) cudnn_dl_version_string(api.GetVersion(), ver, sizeof ver);
+        printf("igemm %s bench on %s; %s in, %s out%s; %d warm-up + median of %d runs, "
+               "L2 %.0f MiB flushed by buffer rotation%s%s\n",
+               igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
+               o->fused ? "; fused bias+residual+ReLU" : "", o->warmup, o->iters,
+               bench_l2_bytes() / 1048576.0, have_dnn ? "; vs cuDNN " : "", ver);
+    }
+    printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", "cudnn_us",
+           "speedup", "ours_TF", "cudnn_TF", "cudnn_algo", "status");
+    fflush(stdout);
+
+    for (int si = 0; si < o->shapes.n; si++) {
+        const cli_shape_t *sh = &o->shapes.v[si];
+        const igemm_conv2d_desc_t *d = &sh->desc;
+        char err[1024] = "";
+        size_t errlen = sizeof err;
+        bench_row_t row;
+        igemm_plan_t *plan = NULL;
+        igemm_plan_options_t opts = igemm_plan_options_default();
+        igemm_epilogue_t e = igemm_epilogue_default();
+        gpu_sets_t sets;
+        ours_ctx_t oc;
+        dnn_ctx_t dc;
+        bench_result_t r;
+        void *hx = NULL, *hw = NULL, *hres = NULL;
+        float *hbias = NULL;
+        int64_t xe = 0, we = 0, ye = 0, p = 0, q = 0;
+        int ours_ok = 0;
+
+        memset(&row, 0, sizeof row);
+        memset(&sets, 0, sizeof sets);
+        memset(&dc, 0, sizeof dc);
+        snprintf(row.name, sizeof row.name, "%s", sh->name);
+        row.path = "-";
+        row.ours_us = row.dnn_us = 0.0;
+        row.flops = cli_conv_flops(d);
+        snprintf(row.algo, sizeof row.algo, "-");
+        fprintf(stderr, "[%d/%d] %s ...\n", si + 1, o->shapes.n, sh->name);
+
+        if (o->fused) {
+            e.has_bias = 1;
+            e.has_residual = 1;
+            e.beta = 1.0f;
+            e.activation = IGEMM_ACT_RELU;
+        }
+        opts.path = o->path;
+        IG(igemm_plan_create(&plan, d, &e, &opts));
+        row.path = cli_path_name(igemm_plan_path(plan));
+        IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
+        IG(igemm_conv2d_output_dims(d, &p, &q));
+        hx = malloc((size_t)xe * dtype_size(d->x_dtype));
+        hw = malloc((size_t)we * dtype_size(d->w_dtype));
+        hbias = (float *)malloc((size_t)d->k * sizeof(float));
+        if (o->fused) hres = malloc((size_t)ye * dtype_size(d->y_dtype));
+        if (!hx || !hw || !hbias || (o->fused && !hres)) {
+            snprintf(err, errlen, "out of host memory");
+            goto fail;
+        }
+        fill_random(hx, (size_t)xe, d->x_dtype, hash_str(sh->name) ^ 1, -1.0f, 1.0f);
+        fill_random(hw, (size_t)we, d->w_dtype, hash_str(sh->name) ^ 2, -1.0f, 1.0f);
+        fill_random(hbias, (size_t)d->k, IGEMM_DTYPE_F32, hash_str(sh->name) ^ 3, -1.0f, 1.0f);
+        for (int64_t i = 0; i < d->k; i++) hbias[i] = round_to(hbias[i], d->x_dtype);
+        if (hres) fill_random(hres, (size_t)ye, d->y_dtype, hash_str(sh->name) ^ 4, -1.0f, 1.0f);
+        {
+            size_t set_bytes = (size_t)xe * dtype_size(d->x_dtype) +
+                               (size_t)we * dtype_size(d->w_dtype) +
+                               (size_t)ye * dtype_size(d->y_dtype) * (o->fused ? 2 : 1);
+            int nsets = choose_sets(set_bytes, igemm_plan_workspace_bytes(plan) +
+                                                  ((size_t)1 << 30) /* cuDNN workspace */);
+            if (sets_alloc(&sets, d, nsets, o->fused, hx, hw, hres, hbias, err, errlen) != 0)
+                goto fail;
+        }
+        oc.plan = plan;
+        oc.s = &sets;
+        oc.use_bias = o->fused;
+        oc.use_res = o->fused;
+        if (bench_time(ours_fn, &oc, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0)
+            goto fail;
+        row.ours_us = r.median_us;
+        ours_ok = 1;
+        snprintf(row.status, sizeof row.status, "ok");
+
+        if (have_dnn) {
+            char derr[1024];
+            dc.api = &api;
+            dc.h = handle;
+            dc.fused = o->fused;
+            dc.s = &sets;
+            if (dnn_setup(&dc, d, p, q, stream, row.algo, sizeof row.algo, derr, sizeof derr) !=
+                0) {
+                fprintf(stderr, "igemm: %s: cuDNN: %s\n", sh->name, derr);
+                snprintf(row.status, sizeof row.status, "cudnn failed");
+                (void)cudaGetLastError();
+            } else if (bench_time(dnn_fn, &dc, sets.n, o->warmup, o->iters, stream, &r, derr,
+                                  sizeof derr) != 0) {
+                fprintf(stderr, "igemm: %s: cuDNN: %s\n", sh->name, derr);
+                snprintf(row.status, sizeof row.status, "cudnn failed");
+                (void)cudaGetLastError();
+            } else {
+                double mabs = 0.0;
+                int agree;
+                row.dnn_us = r.median_us;
+                agree = compare_with_cudnn(&oc, &dc, d, stream, &mabs, derr, sizeof derr);
+                if (agree < 0) {
+                    fprintf(stderr, "igemm: %s: comparison with cuDNN failed: %s\n", sh->name, derr);
+                    snprintf(row.status, sizeof row.status, "compare failed");
+                } else if (!agree) {
+                    snprintf(row.status, sizeof row.status, "MISMATCH vs cuDNN (max |d| %.3g)", mabs);
+                    failed++;
+                }
+            }
+        }
+        goto row_done;
+    fail:
+        fprintf(stderr, "igemm: %s: %s\n", sh->name, err);
+        snprintf(row.status, sizeof row.status, "FAILED: %.200s", err);
+        failed++;
+        (void)cudaGetLastError();
+    row_done:
+        dnn_destroy(&dc);
+        sets_free(&sets);
+        igemm_plan_destroy(plan);
+        free(hx);
+        free(hw);
+        free(hres);
+        free(hbias);
+        {
+            char ours_s[32] = "-", dnn_s[32] = "-", sp_s[32] = "-", otf[32] = "-", dtf[32] = "-";
+            double speed = 0.0;
+            if (ours_ok) {
+                snprintf(ours_s, sizeof ours_s, "%.2f", row.ours_us);
+                snprintf(otf, sizeof otf, "%.1f", row.flops / (row.ours_us * 1e-6) * 1e-12);
+            }
+            if (row.dnn_us > 0.0) {
+                snprintf(dnn_s, sizeof dnn_s, "%.2f", row.dnn_us);
+                snprintf(dtf, sizeof dtf, "%.1f", row.flops / (row.dnn_us * 1e-6) * 1e-12);
+            }
+            if (ours_ok && row.dnn_us > 0.0) {
+                speed = row.dnn_us / row.ours_us;
+                snprintf(sp_s, sizeof sp_s, "%.3f", speed);
+                log_sum += log(speed);
+                nspeed++;
+                if (speed < min_speed) {
+                    min_speed = speed;
+                    snprintf(min_name, sizeof min_name, "%s", row.name);
+                }
+            }
+            printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", row.name, row.path, ours_s,
+                   dnn_s, sp_s, otf, dtf, row.algo, row.status);
+            fflush(stdout);
+            if (csv) {
+                csv_escape(csv, row.name);
+                fprintf(csv, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld",
+                        (long long)d->n, (long long)d->h, (long long)d->w, (long long)d->c,
+                        (long long)d->k, (long long)d->r, (long long)d->s, (long long)d->stride_h,
+                        (long long)d->stride_w, (long long)d->pad_top, (long long)d->pad_left,
+                        (long long)d->dil_h, (long long)d->dil_w, (long long)d->groups);
+                fprintf(csv, ",%s,%s,%d,%s,%s,%s,%s,%s,%s,", cli_dtype_name(d->x_dtype),
+                        cli_dtype_name(d->y_dtype), o->fused, row.path, ours_ok ? ours_s : "",
+                        row.dnn_us > 0.0 ? dnn_s : "", speed > 0.0 ? sp_s : "",
+                        ours_ok ? otf : "", row.dnn_us > 0.0 ? dtf : "");
+                csv_escape(csv, row.algo);
+                fputc(',', csv);
+                csv_escape(csv, row.status);
+                fputc('\n', csv);
+                fflush(csv);
+            }
+        }
+    }
+    if (nspeed > 0)
+        printf("geomean speedup (cudnn_us / ours_us) over %d shapes: %.3f; min %.3f (%s)\n", nspeed,
+               exp(log_sum / nspeed), min_speed, min_name);
+    if (failed) printf("%d shape(s) failed\n", failed);
+    if (csv) fclose(csv);
+    if (handle) api.Destroy(handle);
+    cudnn_dl_unload(&api);
+    cudaStreamDestroy(stream);
+    return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- info ---- */
+
+static void info_gpu(void)
+{
+    int rt = 0, drv = 0, ndev = 0, dev = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    if (drv > 0)
+        printf("CUDA runtime %d.%d, driver supports CUDA %d.%d\n", rt / 1000, rt % 1000 / 10,
+               drv / 1000, drv % 1000 / 10);
+    else
+        printf("CUDA runtime %d.%d, no CUDA driver\n", rt / 1000, rt % 1000 / 10);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+    cudaGetDevice(&dev);
+    for (int i = 0; i < ndev; i++) {
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+        printf("GPU %d%s: %s, compute capability %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB, "
+               "smem/block opt-in %zu KiB\n",
+               i, i == dev ? " (current)" : "", prop.name, prop.major, prop.minor,
+               prop.multiProcessorCount, (double)prop.totalGlobalMem / 1073741824.0,
+               prop.l2CacheSize / 1048576.0, prop.sharedMemPerBlockOptin / 1024);
+    }
+}
+#endif /* IGEMM_HAVE_CUDA */
+
+static int cmd_info(void)
+{
+    static const igemm_path_t paths[] = {IGEMM_PATH_AUTO, IGEMM_PATH_SM90, IGEMM_PATH_GENERAL,
+                                         IGEMM_PATH_DIRECT};
+    cli_shape_t s;
+    char err[512], reason[256];
+    cudnn_dl_t api;
+    int ndev = igemm_device_count();
+
+    printf("igemm %s (IGEMM_VERSION %d), built %s CUDA\n", igemm_version_string(), IGEMM_VERSION,
+#ifdef IGEMM_HAVE_CUDA
+           "with"
+#else
+           "without"
+#endif
+    );
+#ifdef IGEMM_HAVE_CUDA
+    info_gpu();
+#endif
+    if (ndev == 0) {
+        no_gpu_reason(reason, sizeof reason);
+        printf("GPU: none usable (%s)\n", reason);
+    }
+    if (cli_parse_shape_arg(DEFAULT_SHAPE, &s, err, sizeof err) == 0) {
+        printf("paths (plan for %s, bf16):\n", s.name);
+        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+            igemm_plan_options_t opts = igemm_plan_options_default();
+            igemm_plan_t *plan = NULL;
+            igemm_status_t st;
+            opts.path = paths[i];
+            st = igemm_plan_create(&plan, &s.desc, NULL, &opts);
+            if (st == IGEMM_STATUS_SUCCESS) {
+                if (paths[i] == IGEMM_PATH_AUTO)
+                    printf("  %-8s usable -> %s: %s\n", cli_path_name(paths[i]),
+                           cli_path_name(igemm_plan_path(plan)), igemm_plan_describe(plan));
+                else
+                    printf("  %-8s usable\n", cli_path_name(paths[i]));
+            } else {
+                printf("  %-8s not usable: %s: %s\n", cli_path_name(paths[i]),
+                       igemm_status_string(st), igemm_last_error());
+            }
+            igemm_plan_destroy(plan);
+        }
+    }
+    if (cudnn_dl_load(&api, err, sizeof err) == 0) {
+        char ver[32];
+        cudnn_dl_version_string(api.GetVersion(), ver, sizeof ver);
+        printf("cuDNN: %s (%s)\n", ver, api.path);
+        cudnn_dl_unload(&api);
+    } else {
+        printf("cuDNN: not found (%s)\n", err);
+    }
+    return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    cli_opts_t o;
+    const char *cmd;
+    unsigned allowed;
+    int rc;
+
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    cmd = argv[1];
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("igemm %s\n", igemm_version_string());
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
+                  OPT_PATH;
+    else if (!strcmp(cmd, "check"))
+        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_EPI | OPT_PATH |
+                  OPT_SAMPLES | OPT_SEED;
+    else if (!strcmp(cmd, "bench"))
+        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
+                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV;
+    else if (!strcmp(cmd, "info"))
+        allowed = 0;
+    else {
+        fprintf(stderr, "igemm: unknown command '%s'\n\n", cmd);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+
+    memset(&o, 0, sizeof o);
+    o.cmd = cmd;
+    o.dtype = o.out_dtype = IGEMM_DTYPE_BF16;
+    o.iters = 100;
+    o.warmup = 10;
+    o.samples = 2048;
+    o.seed = 1;
+    o.path = IGEMM_PATH_AUTO;
+    rc = parse_options(argc, argv, allowed, &o);
+    if (rc != EXIT_OK) {
+        cli_shape_list_free(&o.shapes);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    if (!strcmp(cmd, "info")) {
+        rc = cmd_info();
+        cli_shape_list_free(&o.shapes);
+        return rc;
+    }
+    rc = finish_shapes(&o);
+    if (rc != EXIT_OK) {
+        cli_shape_list_free(&o.shapes);
+        return rc;
+    }
+
+    if (igemm_device_count() == 0) {
+        if (!strcmp(cmd, "run")) {
+            rc = run_cpu_fallback();
+        } else {
+            char reason[256];
+            no_gpu_reason(reason, sizeof reason);
+            fprintf(stderr, "igemm: no CUDA GPU found (%s); '%s' needs one\n", reason, cmd);
+            rc = EXIT_NO_GPU;
+        }
+        cli_shape_list_free(&o.shapes);
+        return rc;
+    }
+#ifdef IGEMM_HAVE_CUDA
+    if (!strcmp(cmd, "run")) rc = cmd_run_gpu(&o);
+    else if (!strcmp(cmd, "check")) rc = cmd_check_gpu(&o);
+    else rc = cmd_bench_gpu(&o);
+#else
+    fprintf(stderr, "igemm: this build has no CUDA support; '%s' needs it\n", cmd);
+    rc = EXIT_NO_GPU;
+#endif
+    cli_shape_list_free(&o.shapes);
+    return rc;
+}

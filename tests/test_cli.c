@@ -1,0 +1,592 @@
+/*
+ * test_cli.c — tests of the igemm CLI: the parsing functions (cli/shapes.c and the pure helpers
+ * of cli/bench.c, compiled into this file) and the exit codes and messages of the built
+ * binary (build/igemm, next to this test binary; those tests skip if it is missing).
+ */
+#include "../cli/shapes.c"
+#include "../cli/bench.c"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igemm.h"
+#include "test.h"
+
+/* ---- helpers ---- */
+
+/* Writes text to a fresh temporary file; returns its path (static buffer per slot). */
+static const char *tcli_tmpfile(int slot, const char *text)
+{
+    static char paths[4][64];
+    int fd;
+    FILE *f;
+    snprintf(paths[slot], sizeof paths[slot], "/tmp/igemm_test_cli_XXXXXX");
+    fd = mkstemp(paths[slot]);
+    if (fd < 0) return NULL;
+    f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    fputs(text, f);
+    fclose(f);
+    return paths[slot];
+}
+
+/* Directory of this test binary ("" on failure). */
+static const char *tcli_exe_dir(void)
+{
+    static char dir[PATH_MAX];
+    static int done;
+    if (!done) {
+        ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+        done = 1;
+        if (n <= 0) {
+            dir[0] = '\0';
+        } else {
+            char *slash;
+            dir[n] = '\0';
+            slash = strrchr(dir, '/');
+            if (slash) *slash = '\0';
+        }
+    }
+    return dir;
+}
+
+/* Path of the igemm binary, or NULL if it is not built. */
+static const char *tcli_bin(void)
+{
+    static char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/igemm", tcli_exe_dir());
+    if (access(path, X_OK) == 0) return path;
+    snprintf(path, sizeof path, "build/igemm");
+    if (access(path, X_OK) == 0) return path;
+    return NULL;
+}
+
+/* Runs `igemm ARGS` (stdout and stderr captured together into out). Returns the exit status,
+ * or -1 if it could not run or did not exit normally. */
+static int tcli_run(const char *args, char *out, size_t outlen)
+{
+    char cmd[2048];
+    FILE *p;
+    size_t n = 0;
+    int st;
+    const char *bin = tcli_bin();
+    if (out && outlen) out[0] = '\0';
+    if (!bin) return -1;
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
+    p = popen(cmd, "r");
+    if (!p) return -1;
+    for (;;) {
+        char buf[4096];
+        size_t got = fread(buf, 1, sizeof buf, p);
+        if (got == 0) break;
+        if (out && n + 1 < outlen) {
+            size_t take = got < outlen - 1 - n ? got : outlen - 1 - n;
+            memcpy(out + n, buf, take);
+            n += take;
+            out[n] = '\0';
+        }
+    }
+    st = pclose(p);
+    if (st == -1 || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+#define SKIP_WITHOUT_CLI()                                                              \
+    do {                                                                                \
+        if (!tcli_bin()) {                                                              \
+            test_skip("build/igemm not built");                                         \
+            return;                                                                     \
+        }                                                                               \
+    } while (0)
+
+static const char *tcli_shapes_csv(void)
+{
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "../shared/bench/shapes.csv");
+    if (access(path, R_OK) == 0) return path;
+    snprintf(path, sizeof path, "%s/../../shared/bench/shapes.csv", tcli_exe_dir());
+    if (access(path, R_OK) == 0) return path;
+    return NULL;
+}
+
+/* ---- integer and option values ---- */
+
+TEST(cli_parse_i64_strict)
+{
+    int64_t v = 0;
+    CHECK(cli_parse_i64("42", &v) == 0 && v == 42);
+    CHECK(cli_parse_i64("  -7 ", &v) == 0 && v == -7);
+    CHECK(cli_parse_i64("+3", &v) == 0 && v == 3);
+    CHECK(cli_parse_i64("9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(cli_parse_i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+    v = 5;
+    CHECK(cli_parse_i64("9223372036854775808", &v) == -1 && v == 5);
+    CHECK(cli_parse_i64("", &v) == -1);
+    CHECK(cli_parse_i64("   ", &v) == -1);
+    CHECK(cli_parse_i64("1x", &v) == -1);
+    CHECK(cli_parse_i64("x1", &v) == -1);
+    CHECK(cli_parse_i64("1 2", &v) == -1);
+    CHECK(cli_parse_i64("--1", &v) == -1);
+    CHECK(cli_parse_i64("1.0", &v) == -1);
+    CHECK(cli_parse_i64("0x10", &v) == -1);
+    CHECK(cli_parse_i64(NULL, &v) == -1);
+}
+
+TEST(cli_parse_int_range_bounds)
+{
+    int v = -1;
+    CHECK(cli_parse_int_range("1", 1, 10, &v) == 0 && v == 1);
+    CHECK(cli_parse_int_range("10", 1, 10, &v) == 0 && v == 10);
+    CHECK(cli_parse_int_range("0", 1, 10, &v) == -1);
+    CHECK(cli_parse_int_range("11", 1, 10, &v) == -1);
+    CHECK(cli_parse_int_range("abc", 1, 10, &v) == -1);
+    CHECK(v == 10);
+}
+
+TEST(cli_dtype_and_path_words)
+{
+    igemm_dtype_t d;
+    igemm_path_t p;
+    CHECK(cli_parse_dtype("bf16", 0, &d) == 0 && d == IGEMM_DTYPE_BF16);
+    CHECK(cli_parse_dtype("BFloat16", 0, &d) == 0 && d == IGEMM_DTYPE_BF16);
+    CHECK(cli_parse_dtype("fp16", 0, &d) == 0 && d == IGEMM_DTYPE_F16);
+    CHECK(cli_parse_dtype("half", 0, &d) == 0 && d == IGEMM_DTYPE_F16);
+    CHECK(cli_parse_dtype("f32", 0, &d) == -1);
+    CHECK(cli_parse_dtype("f32", 1, &d) == 0 && d == IGEMM_DTYPE_F32);
+    CHECK(cli_parse_dtype("int8", 1, &d) == -1);
+    CHECK(cli_parse_dtype(NULL, 1, &d) == -1);
+    CHECK(!strcmp(cli_dtype_name(IGEMM_DTYPE_BF16), "bf16"));
+    CHECK(!strcmp(cli_dtype_name(IGEMM_DTYPE_F16), "fp16"));
+    CHECK(!strcmp(cli_dtype_name(IGEMM_DTYPE_F32), "f32"));
+    for (int i = 0; i <= 3; i++) {
+        CHECK(cli_parse_path(cli_path_name((igemm_path_t)i), &p) == 0);
+        CHECK_EQ_INT(p, i);
+    }
+    CHECK(cli_parse_path("sm80", &p) == 0 && p == IGEMM_PATH_GENERAL);
+    CHECK(cli_parse_path("fast", &p) == -1);
+}
+
+TEST(cli_epilogue_words)
+{
+    unsigned m = 0;
+    int bits = 0;
+    igemm_epilogue_t e;
+    CHECK(cli_parse_epilogue("all", &m) == 0);
+    for (int i = 0; i < CLI_EPI_COUNT; i++) bits += (m >> i) & 1u;
+    CHECK_EQ_INT(bits, 6);
+    CHECK(m & (1u << CLI_EPI_NONE));
+    CHECK(m & (1u << CLI_EPI_FULL));
+    CHECK(!(m & (1u << CLI_EPI_BIAS)));
+    CHECK(cli_parse_epilogue("none,bias", &m) == 0);
+    CHECK_EQ_INT(m, (1u << CLI_EPI_NONE) | (1u << CLI_EPI_BIAS));
+    CHECK(cli_parse_epilogue("fused", &m) == 0 && m == (1u << CLI_EPI_FULL));
+    CHECK(cli_parse_epilogue("Bias-ReLU", &m) == 0 && m == (1u << CLI_EPI_BIAS_RELU));
+    CHECK(cli_parse_epilogue("bogus", &m) == -1);
+    CHECK(cli_parse_epilogue("none,bogus", &m) == -1);
+    CHECK(cli_parse_epilogue("", &m) == -1);
+    CHECK(cli_parse_epilogue(",", &m) == -1);
+
+    e = cli_epi_make(CLI_EPI_NONE);
+    CHECK(e.alpha == 1.0f && !e.has_scale && !e.has_bias && !e.has_residual &&
+          e.activation == IGEMM_ACT_NONE);
+    e = cli_epi_make(CLI_EPI_RESIDUAL_RELU);
+    CHECK(e.has_residual && e.beta == 0.5f && e.activation == IGEMM_ACT_RELU && !e.has_bias);
+    e = cli_epi_make(CLI_EPI_BIAS_GELU);
+    CHECK(e.has_bias && e.activation == IGEMM_ACT_GELU_TANH);
+    e = cli_epi_make(CLI_EPI_FULL);
+    CHECK(e.alpha == 0.75f && e.has_scale && e.has_bias && e.has_residual &&
+          e.activation == IGEMM_ACT_SILU);
+    /* Every case is a valid epilogue for the library. */
+    for (int i = 0; i < CLI_EPI_COUNT; i++) CHECK(strcmp(cli_epi_name(i), "?") != 0);
+}
+
+/* ---- shape lines ---- */
+
+TEST(cli_shape_line_fields)
+{
+    cli_shape_t s;
+    char err[512];
+    int r = cli_parse_shape_line("r50_l2_3x3s2_128,32,56,56,128,96,3,5,2,1,1,2,1,3\n", &s, err,
+                                 sizeof err);
+    REQUIRE(r == 1);
+    CHECK(!strcmp(s.name, "r50_l2_3x3s2_128"));
+    CHECK_EQ_INT(s.desc.n, 32);
+    CHECK_EQ_INT(s.desc.h, 56);
+    CHECK_EQ_INT(s.desc.w, 56);
+    CHECK_EQ_INT(s.desc.c, 128);
+    CHECK_EQ_INT(s.desc.k, 96);
+    CHECK_EQ_INT(s.desc.r, 3);
+    CHECK_EQ_INT(s.desc.s, 5);
+    CHECK_EQ_INT(s.desc.stride_h, 2);
+    CHECK_EQ_INT(s.desc.stride_w, 1);
+    CHECK_EQ_INT(s.desc.pad_top, 1);
+    CHECK_EQ_INT(s.desc.pad_bottom, 1);
+    CHECK_EQ_INT(s.desc.pad_left, 2);
+    CHECK_EQ_INT(s.desc.pad_right, 2);
+    CHECK_EQ_INT(s.desc.dil_h, 1);
+    CHECK_EQ_INT(s.desc.dil_w, 3);
+    CHECK_EQ_INT(s.desc.groups, 1);
+    CHECK_EQ_INT(s.desc.x_dtype, IGEMM_DTYPE_BF16);
+    CHECK_EQ_INT(s.desc.w_dtype, IGEMM_DTYPE_BF16);
+    CHECK_EQ_INT(s.desc.y_dtype, IGEMM_DTYPE_BF16);
+    CHECK(igemm_conv2d_validate(&s.desc) == IGEMM_STATUS_SUCCESS);
+}
+
+TEST(cli_shape_line_groups_blanks_comments)
+{
+    cli_shape_t s;
+    char err[512];
+    CHECK(cli_parse_shape_line(" dw , 2, 8, 8, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 32 \r\n", &s, err,
+                               sizeof err) == 1);
+    CHECK(!strcmp(s.name, "dw"));
+    CHECK_EQ_INT(s.desc.groups, 32);
+    CHECK_EQ_INT(s.desc.n, 2);
+    CHECK(cli_parse_shape_line("a,1,4,4,8,8,1,1,1,1,0,0,1,1  # trailing comment", &s, err,
+                               sizeof err) == 1);
+    CHECK_EQ_INT(s.desc.pad_top, 0);
+    CHECK_EQ_INT(cli_parse_shape_line("", &s, err, sizeof err), 0);
+    CHECK_EQ_INT(cli_parse_shape_line("   \t\r\n", &s, err, sizeof err), 0);
+    CHECK_EQ_INT(cli_parse_shape_line("# name,n,h,w,c,k,r,s,...", &s, err, sizeof err), 0);
+    CHECK_EQ_INT(cli_parse_shape_line("   # indented comment", &s, err, sizeof err), 0);
+}
+
+TEST(cli_shape_line_errors)
+{
+    cli_shape_t s;
+    char err[512];
+    CHECK_EQ_INT(cli_parse_shape_line("bad,1,2,3,4,5,6,7,8", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "expected 14 fields, got 9") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,1,1,1,1,1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "expected 14 fields, got 16") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,x,1,1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(!strcmp(err, "field 'stride_h' = 'x' is not an integer"), "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,1,1,1,1,1,", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "field 'dil_w' = '' is not an integer") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,1,1,1,1,1,1,g", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "field 'groups'") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,0,1,1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "'stride_h' = 0 must be >= 1") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,1,8,8,16,16,3,3,1,1,-1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "'pad_h' = -1 must be >= 0") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line(",1,8,8,16,16,3,3,1,1,1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "field 'name' is empty") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a_name_that_is_much_much_longer_than_sixty_three_characters_"
+                                      "in_total,1,8,8,16,16,3,3,1,1,1,1,1,1",
+                                      &s, err, sizeof err),
+                 -1);
+    CHECK_MSG(strstr(err, "longer than") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_line("a,99999999999999999999,8,8,16,16,3,3,1,1,1,1,1,1", &s, err,
+                                      sizeof err),
+                 -1);
+    CHECK_MSG(strstr(err, "field 'n'") != NULL, "err = '%s'", err);
+}
+
+TEST(cli_shape_arg_forms)
+{
+    cli_shape_t s;
+    char err[512];
+    REQUIRE(cli_parse_shape_arg("32,56,56,64,64,3,3,1,1,1,1,1,1", &s, err, sizeof err) == 0);
+    CHECK_EQ_INT(s.desc.n, 32);
+    CHECK_EQ_INT(s.desc.k, 64);
+    CHECK_EQ_INT(s.desc.groups, 1);
+    CHECK(s.name[0] != '\0');
+    CHECK(s.file == NULL && s.line == 0);
+    REQUIRE(cli_parse_shape_arg("mine,32,56,56,64,64,3,3,1,1,1,1,1,1", &s, err, sizeof err) == 0);
+    CHECK(!strcmp(s.name, "mine"));
+    REQUIRE(cli_parse_shape_arg("1,8,8,16,16,3,3,1,1,1,1,1,1,4", &s, err, sizeof err) == 0);
+    CHECK_EQ_INT(s.desc.groups, 4);
+    REQUIRE(cli_parse_shape_arg("g,1,8,8,16,16,3,3,1,1,1,1,1,1,2", &s, err, sizeof err) == 0);
+    CHECK_EQ_INT(s.desc.groups, 2);
+    CHECK(!strcmp(s.name, "g"));
+    CHECK_EQ_INT(cli_parse_shape_arg("1,2,3", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "--shape '1,2,3'") != NULL && strstr(err, "13 numbers") != NULL,
+              "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_arg("n,1,8,8,16,16,3,3,y,1,1,1,1,1", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "field 'stride_h' = 'y' is not an integer") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_parse_shape_arg("", &s, err, sizeof err), -1);
+    CHECK_EQ_INT(cli_parse_shape_arg(NULL, &s, err, sizeof err), -1);
+}
+
+/* ---- shape files ---- */
+
+TEST(cli_load_shapes_file)
+{
+    cli_shape_list_t list = {0};
+    char err[1024] = "";
+    const char *path = tcli_tmpfile(0, "# name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w\n"
+                                       "\n"
+                                       "one,1,8,8,16,16,3,3,1,1,1,1,1,1\n"
+                                       "   # indented comment\n"
+                                       "two,2,9,9,32,64,1,1,2,2,0,0,1,1,2\n");
+    REQUIRE(path != NULL);
+    REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);
+    REQUIRE(list.n == 2);
+    CHECK(!strcmp(list.v[0].name, "one"));
+    CHECK_EQ_INT(list.v[0].line, 3);
+    CHECK(list.v[0].file == path);
+    CHECK(!strcmp(list.v[1].name, "two"));
+    CHECK_EQ_INT(list.v[1].line, 5);
+    CHECK_EQ_INT(list.v[1].desc.groups, 2);
+    CHECK_EQ_INT(list.v[1].desc.stride_w, 2);
+    /* A second file appends. */
+    REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);
+    CHECK_EQ_INT(list.n, 4);
+    cli_shape_list_free(&list);
+    CHECK(list.n == 0 && list.v == NULL);
+    unlink(path);
+}
+
+TEST(cli_load_shapes_errors_name_file_and_line)
+{
+    cli_shape_list_t list = {0};
+    char err[1024] = "", want[256];
+    const char *p1 = tcli_tmpfile(0, "# header\nok,1,8,8,16,16,3,3,1,1,1,1,1,1\n\nbad,1,2,3,4,5,6,7,8\n");
+    const char *p2 = tcli_tmpfile(1, "a,1,8,8,16,16,3,3,x,1,1,1,1,1\n");
+    const char *p3 = tcli_tmpfile(2, "# only comments\n\n");
+    REQUIRE(p1 && p2 && p3);
+    CHECK_EQ_INT(cli_load_shapes(p1, &list, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:4: expected 14 fields, got 9", p1);
+    CHECK_MSG(strncmp(err, want, strlen(want)) == 0, "err = '%s'", err);
+    CHECK_EQ_INT(cli_load_shapes(p2, &list, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1: field 'stride_h' = 'x' is not an integer", p2);
+    CHECK_MSG(!strcmp(err, want), "err = '%s'", err);
+    CHECK_EQ_INT(cli_load_shapes(p3, &list, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "no shapes") != NULL, "err = '%s'", err);
+    CHECK_EQ_INT(cli_load_shapes("/nonexistent/igemm/shapes.csv", &list, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "/nonexistent/igemm/shapes.csv: cannot open") != NULL, "err = '%s'", err);
+    cli_shape_list_free(&list);
+    unlink(p1);
+    unlink(p2);
+    unlink(p3);
+}
+
+TEST(cli_load_shared_bench_shapes)
+{
+    cli_shape_list_t list = {0};
+    char err[1024] = "";
+    const char *path = tcli_shapes_csv();
+    int found = 0;
+    if (!path) {
+        test_skip("../shared/bench/shapes.csv not found");
+        return;
+    }
+    REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);
+    CHECK(list.n >= 20);
+    for (int i = 0; i < list.n; i++) {
+        CHECK_MSG(igemm_conv2d_validate(&list.v[i].desc) == IGEMM_STATUS_SUCCESS, "%s: %s",
+                  list.v[i].name, igemm_last_error());
+        if (!strcmp(list.v[i].name, "r50_l1_3x3_64")) {
+            found = 1;
+            CHECK_NEAR(cli_conv_flops(&list.v[i].desc), 2.0 * 32 * 56 * 56 * 64 * 64 * 9, 0.5);
+        }
+    }
+    CHECK(found);
+    cli_shape_list_free(&list);
+}
+
+/* ---- geometry ---- */
+
+TEST(cli_out_dims_and_flops)
+{
+    cli_shape_t s;
+    char err[256];
+    int64_t p = 0, q = 0;
+    REQUIRE(cli_parse_shape_arg("32,224,224,3,64,7,7,2,2,3,3,1,1", &s, err, sizeof err) == 0);
+    CHECK(cli_conv_out_dims(&s.desc, &p, &q) == 0 && p == 112 && q == 112);
+    CHECK_NEAR(cli_conv_flops(&s.desc), 2.0 * 32 * 112 * 112 * 64 * 7 * 7 * 3, 0.5);
+    REQUIRE(cli_parse_shape_arg("1,10,12,8,8,3,3,1,1,0,0,2,3", &s, err, sizeof err) == 0);
+    CHECK(cli_conv_out_dims(&s.desc, &p, &q) == 0 && p == 6 && q == 6);
+    REQUIRE(cli_parse_shape_arg("1,8,8,32,64,3,3,1,1,1,1,1,1,4", &s, err, sizeof err) == 0);
+    CHECK_NEAR(cli_conv_flops(&s.desc), 2.0 * 8 * 8 * 64 * 9 * 8, 0.5); /* c/groups = 8 */
+    REQUIRE(cli_parse_shape_arg("1,2,2,8,8,5,5,1,1,0,0,1,1", &s, err, sizeof err) == 0);
+    CHECK_EQ_INT(cli_conv_out_dims(&s.desc, &p, &q), -1); /* filter larger than input */
+    CHECK(cli_conv_flops(&s.desc) == 0.0);
+}
+
+TEST(cli_out_dims_match_library)
+{
+    /* The CLI's own output-size formula agrees with igemm_conv2d_output_dims. */
+    int checked = 0;
+    for (int h = 1; h <= 9; h += 2)
+        for (int r = 1; r <= 4; r++)
+            for (int st = 1; st <= 3; st++)
+                for (int pad = 0; pad <= 2; pad++)
+                    for (int dil = 1; dil <= 2; dil++) {
+                        igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+                        int64_t p1 = -1, q1 = -1, p2 = -1, q2 = -1;
+                        int a, b;
+                        d.h = h;
+                        d.w = h + 1;
+                        d.c = d.k = 8;
+                        d.r = r;
+                        d.s = r;
+                        d.stride_h = st;
+                        d.stride_w = st;
+                        d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+                        d.dil_h = d.dil_w = dil;
+                        a = cli_conv_out_dims(&d, &p1, &q1);
+                        b = igemm_conv2d_output_dims(&d, &p2, &q2) == IGEMM_STATUS_SUCCESS ? 0 : -1;
+                        CHECK_MSG(a == b, "h %d r %d stride %d pad %d dil %d: cli %d, lib %d", h, r,
+                                  st, pad, dil, a, b);
+                        if (a == 0 && b == 0) {
+                            CHECK_EQ_INT(p1, p2);
+                            CHECK_EQ_INT(q1, q2);
+                            checked++;
+                        }
+                    }
+    CHECK(checked > 100);
+}
+
+/* ---- bench helpers ---- */
+
+TEST(cli_bench_median_and_sets)
+{
+    double a[] = {5, 1, 4, 2, 3}, b[] = {4, 1, 3, 2}, c[] = {7};
+    CHECK_NEAR(bench_median(a, 5), 3.0, 0);
+    CHECK_NEAR(bench_median(b, 4), 2.5, 0);
+    CHECK_NEAR(bench_median(c, 1), 7.0, 0);
+    CHECK_NEAR(bench_median(NULL, 0), 0.0, 0);
+    /* Total strictly above 2 x L2. */
+    CHECK_EQ_INT(bench_num_sets(10u << 20, 50u << 20, (size_t)64 << 30, 64), 11);
+    CHECK_EQ_INT(bench_num_sets(25u << 20, 50u << 20, (size_t)64 << 30, 64), 5);
+    /* Huge sets: still 2, to alternate buffers. */
+    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)64 << 30, 64), 2);
+    /* Capped by memory (but never below 1) and by max_sets. */
+    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)1 << 30, 64), 1);
+    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
+    CHECK_EQ_INT(bench_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
+    CHECK_EQ_INT(bench_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
+}
+
+/* ---- the binary ---- */
+
+TEST(cli_bin_help_and_usage_errors)
+{
+    char out[16384];
+    SKIP_WITHOUT_CLI();
+    CHECK_EQ_INT(tcli_run("--help", out, sizeof out), 0);
+    CHECK(strstr(out, "usage: igemm") != NULL);
+    CHECK_EQ_INT(tcli_run("help", out, sizeof out), 0);
+    CHECK_EQ_INT(tcli_run("run --help", out, sizeof out), 0);
+    CHECK_EQ_INT(tcli_run("", out, sizeof out), 2);
+    CHECK(strstr(out, "usage: igemm") != NULL);
+    CHECK_EQ_INT(tcli_run("frobnicate", out, sizeof out), 2);
+    CHECK(strstr(out, "unknown command 'frobnicate'") != NULL);
+    CHECK_EQ_INT(tcli_run("run --bogus", out, sizeof out), 2);
+    CHECK(strstr(out, "unknown option '--bogus'") != NULL);
+    CHECK_EQ_INT(tcli_run("run --dtype f32", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("run --out-dtype int8", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("bench --iters 0", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("bench --iters", out, sizeof out), 2);
+    CHECK(strstr(out, "needs a value") != NULL);
+    CHECK_EQ_INT(tcli_run("bench --vs mkl", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("bench --fused=yes", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("run stray", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("run --epilogue all", out, sizeof out), 2); /* check-only option */
+    CHECK_EQ_INT(tcli_run("check --epilogue nope", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("check --path fastest", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("info --shape 1,2", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("run --shape 1,2,3", out, sizeof out), 2);
+    CHECK(strstr(out, "13 numbers") != NULL);
+    /* Parses as a shape but the library rejects it: groups must divide c. */
+    CHECK_EQ_INT(tcli_run("run --shape 1,8,8,15,16,3,3,1,1,1,1,1,1,2", out, sizeof out), 2);
+    CHECK(strstr(out, "groups") != NULL);
+}
+
+TEST(cli_bin_malformed_shape_files)
+{
+    char out[16384], args[512], want[256];
+    const char *bad = tcli_tmpfile(0, "ok,1,8,8,16,16,3,3,1,1,1,1,1,1\nbad,1,2,3,4,5,6,7,8\n");
+    const char *nonint = tcli_tmpfile(1, "# c\na,1,8,8,16,16,3,3,x,1,1,1,1,1\n");
+    const char *invalid = tcli_tmpfile(2, "a,1,8,8,15,16,3,3,1,1,1,1,1,1,2\n");
+    SKIP_WITHOUT_CLI();
+    REQUIRE(bad && nonint && invalid);
+    snprintf(want, sizeof want, "%s:2: expected 14 fields, got 9", bad);
+    {
+        static const char *const cmds[] = {"run", "check", "bench"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(args, sizeof args, "%s --shapes '%s'", cmds[i], bad);
+            CHECK_EQ_INT(tcli_run(args, out, sizeof out), 1);
+            CHECK_MSG(strstr(out, want) != NULL, "%s: output '%s'", cmds[i], out);
+        }
+    }
+    snprintf(args, sizeof args, "check --shapes '%s'", nonint);
+    CHECK_EQ_INT(tcli_run(args, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s:2: field 'stride_h' = 'x' is not an integer", nonint);
+    CHECK_MSG(strstr(out, want) != NULL, "output '%s'", out);
+    snprintf(args, sizeof args, "bench --shapes '%s'", invalid);
+    CHECK_EQ_INT(tcli_run(args, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s:1: shape 'a'", invalid);
+    CHECK_MSG(strstr(out, want) != NULL, "output '%s'", out);
+    CHECK_EQ_INT(tcli_run("check --shapes /nonexistent/igemm/shapes.csv", out, sizeof out), 1);
+    CHECK(strstr(out, "cannot open") != NULL);
+    unlink(bad);
+    unlink(nonint);
+    unlink(invalid);
+}
+
+TEST(cli_bin_info)
+{
+    char out[16384], want[64];
+    SKIP_WITHOUT_CLI();
+    CHECK_EQ_INT(tcli_run("info", out, sizeof out), 0);
+    snprintf(want, sizeof want, "igemm %s", igemm_version_string());
+    CHECK_MSG(strstr(out, want) != NULL, "output '%s'", out);
+    CHECK(strstr(out, "cuDNN") != NULL);
+    CHECK(strstr(out, "direct") != NULL);
+}
+
+TEST(cli_bin_run_small)
+{
+    char out[16384];
+    SKIP_WITHOUT_CLI();
+    CHECK_EQ_INT(tcli_run("run --shape tiny,1,8,8,16,16,3,3,1,1,1,1,1,1 --iters 3 --warmup 1", out,
+                          sizeof out),
+                 0);
+    if (test_gpu_available())
+        CHECK_MSG(strstr(out, "TFLOP/s") != NULL, "output '%s'", out);
+    else
+        CHECK_MSG(strstr(out, "no CUDA GPU found") != NULL && strstr(out, "CPU reference") != NULL,
+                  "output '%s'", out);
+}
+
+TEST(cli_bin_check_and_bench_small)
+{
+    char out[65536], args[512];
+    const char *csv = tcli_tmpfile(3, "");
+    int rc;
+    SKIP_WITHOUT_CLI();
+    REQUIRE(csv != NULL);
+    rc = tcli_run("check --shape tiny,1,9,7,16,24,3,3,1,1,1,1,1,1 --shape s2,2,11,13,8,16,3,3,2,2,"
+                  "1,1,1,1 --epilogue all --samples 256",
+                  out, sizeof out);
+    if (!test_gpu_available()) {
+        CHECK_EQ_INT(rc, 3);
+        CHECK(strstr(out, "no CUDA GPU found") != NULL);
+        unlink(csv);
+        return;
+    }
+    CHECK_MSG(rc == 0, "igemm check exited %d:\n%s", rc, out);
+    CHECK(strstr(out, "12/12 passed") != NULL);
+    snprintf(args, sizeof args,
+             "bench --shape tiny,1,9,7,16,24,3,3,1,1,1,1,1,1 --iters 5 --warmup 1 --csv '%s'", csv);
+    rc = tcli_run(args, out, sizeof out);
+    CHECK_MSG(rc == 0, "igemm bench exited %d:\n%s", rc, out);
+    {
+        FILE *f = fopen(csv, "r");
+        char line[1024];
+        int lines = 0;
+        REQUIRE(f != NULL);
+        while (fgets(line, sizeof line, f)) lines++;
+        fclose(f);
+        CHECK_EQ_INT(lines, 2);
+    }
+    unlink(csv);
+}
