@@ -30,6 +30,7 @@ ifeq ($(HAVE_CUDA),1)
 CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/sm90/*.cu)
 CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt
+LIB_CXX := -lstdc++
 else
 CU_SRCS :=
 CUDA_LIBS :=
@@ -61,7 +62,7 @@ $(BUILD)/%.o: %.cu $(HDRS)
 	$(NVCC) $(NVCCFLAGS) $(GEN_GENERIC) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
-	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LDLIBS) -Wl,-soname,libigemm.so.0 -Wl,--no-undefined
+	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS) -Wl,-soname,libigemm.so.0 -Wl,--no-undefined
 	@ln -sf libigemm.so $(BUILD)/libigemm.so.0
 
 $(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)

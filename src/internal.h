@@ -119,7 +119,7 @@ igemm_status_t igemm_internal_params(const igemm_conv2d_desc_t *desc, const igem
 
 /* Host-side activation, shared by the CPU reference (src/ref) and the tests: the exact
  * definition every GPU path must match. */
-double igemm_act_host(int act, double v, double act_param);
+IGEMM_API double igemm_act_host(int act, double v, double act_param);
 
 #ifdef __cplusplus
 }

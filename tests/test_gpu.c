@@ -1,0 +1,901 @@
+/*
+ * test_gpu.c — GPU paths against the CPU reference (igemm_conv2d_reference).
+ *
+ * Every check: fresh random data uniform in [-1, 1] (never exactly 0), inputs surrounded by
+ * 4 KB guards of 0xFF bytes (NaN in every dtype, so an unmasked out-of-bounds read shows up as
+ * NaN), y surrounded by 4 KB guards of 0xA5 that must survive, y itself poisoned with 0xFF
+ * (NaN) before each run; every output element must satisfy |out - ref| <= tol (see conv_tol in
+ * gpu_util.h) and must not be NaN.
+ *
+ * Tests: random configurations over the whole parameter space (AUTO), the same forcing each
+ * path (GENERAL, DIRECT, SM90), edge shapes on every path, determinism, CUDA-graph capture on
+ * a non-default stream, pointers that are element-aligned but not 16-byte aligned, and a
+ * tensor of more than 2^31 elements (sampled check).
+ * IGEMM_TEST_SEED=<n> changes the random seed.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_util.h"
+#include "igemm.h"
+#include "test.h"
+
+#ifndef IGEMM_HAVE_CUDA
+
+/* Built without CUDA: register the GPU tests so that they show up as skipped. */
+#define GPU_SKIP_TEST(name)                                                                   \
+    TEST(name)                                                                                \
+    {                                                                                         \
+        test_skip("built without CUDA");                                                      \
+    }
+GPU_SKIP_TEST(gpu_random_auto)
+GPU_SKIP_TEST(gpu_random_general)
+GPU_SKIP_TEST(gpu_random_direct)
+GPU_SKIP_TEST(gpu_random_sm90)
+GPU_SKIP_TEST(gpu_edge_shapes_all_paths)
+GPU_SKIP_TEST(gpu_determinism)
+GPU_SKIP_TEST(gpu_stream_and_graph)
+GPU_SKIP_TEST(gpu_unaligned_pointers)
+GPU_SKIP_TEST(gpu_large_tensor)
+
+#else /* IGEMM_HAVE_CUDA */
+
+#include <cuda_runtime_api.h>
+
+#define GUARD 4096
+#define IN_GUARD_BYTE 0xFF  /* NaN pattern in f16, bf16 and f32 */
+#define OUT_GUARD_BYTE 0xA5 /* must be untouched after a run */
+#define POISON_BYTE 0xFF    /* y before each run: NaN */
+#define MAX_MACS 2e7        /* reference cost cap per random configuration */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *path_str(igemm_path_t p)
+{
+    switch (p) {
+    case IGEMM_PATH_AUTO: return "auto";
+    case IGEMM_PATH_GENERAL: return "general";
+    case IGEMM_PATH_SM90: return "sm90";
+    case IGEMM_PATH_DIRECT: return "direct";
+    }
+    return "?";
+}
+
+/* ------------------------------------------------------------------ one problem */
+
+typedef struct problem {
+    igemm_conv2d_desc_t d;
+    igemm_epilogue_t e;
+    int64_t p, q, xe, we, ye;
+    size_t ysz; /* bytes per y element */
+    void *hx, *hw, *hres, *href, *hout;
+    float *hscale, *hbias;
+    dbuf_t x, w, y, res, scale, bias;
+    char str[512];
+} problem_t;
+
+static void problem_free(problem_t *pb)
+{
+    free(pb->hx); free(pb->hw); free(pb->hres); free(pb->href); free(pb->hout);
+    free(pb->hscale); free(pb->hbias);
+    dbuf_free(&pb->x); dbuf_free(&pb->w); dbuf_free(&pb->y); dbuf_free(&pb->res);
+    dbuf_free(&pb->scale); dbuf_free(&pb->bias);
+    memset(pb, 0, sizeof *pb);
+}
+
+/* Random data, device buffers, and (with_ref) the reference output. Returns 0 or -1. */
+static int problem_init(problem_t *pb, const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e,
+                        trng_t *g, int with_ref)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->d = *d;
+    pb->e = e ? *e : igemm_epilogue_default();
+    conv_desc_str(&pb->d, &pb->e, pb->str, sizeof pb->str);
+    if (igemm_conv2d_output_dims(d, &pb->p, &pb->q) != IGEMM_STATUS_SUCCESS ||
+        igemm_conv2d_sizes(d, &pb->xe, &pb->we, &pb->ye) != IGEMM_STATUS_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "%s: invalid desc: %s", pb->str, igemm_last_error());
+        return -1;
+    }
+    pb->ysz = dtype_bytes(d->y_dtype);
+    int64_t K = d->k;
+    pb->hx = malloc((size_t)pb->xe * 2);
+    pb->hw = malloc((size_t)pb->we * 2);
+    pb->href = malloc((size_t)pb->ye * pb->ysz);
+    pb->hout = malloc((size_t)pb->ye * pb->ysz);
+    if (pb->e.has_residual) pb->hres = malloc((size_t)pb->ye * pb->ysz);
+    if (pb->e.has_scale) pb->hscale = (float *)malloc((size_t)K * sizeof(float));
+    if (pb->e.has_bias) pb->hbias = (float *)malloc((size_t)K * sizeof(float));
+    if (!pb->hx || !pb->hw || !pb->href || !pb->hout || (pb->e.has_residual && !pb->hres) ||
+        (pb->e.has_scale && !pb->hscale) || (pb->e.has_bias && !pb->hbias)) {
+        test_fail(__FILE__, __LINE__, "%s: host allocation failed", pb->str);
+        return -1;
+    }
+    fill_random(pb->hx, pb->xe, d->x_dtype, -1, 1, g);
+    fill_random(pb->hw, pb->we, d->w_dtype, -1, 1, g);
+    if (pb->hres) fill_random(pb->hres, pb->ye, d->y_dtype, -1, 1, g);
+    for (int64_t k = 0; pb->hscale && k < K; k++)
+        pb->hscale[k] = (float)(trng_uniform(g, 0.5, 1.5) * (trng_next(g) & 1 ? -1 : 1));
+    for (int64_t k = 0; pb->hbias && k < K; k++) pb->hbias[k] = (float)trng_uniform(g, -1, 1);
+
+    if (dbuf_alloc(&pb->x, (size_t)pb->xe * 2, GUARD, IN_GUARD_BYTE) ||
+        dbuf_alloc(&pb->w, (size_t)pb->we * 2, GUARD, IN_GUARD_BYTE) ||
+        dbuf_alloc(&pb->y, (size_t)pb->ye * pb->ysz, GUARD, OUT_GUARD_BYTE) ||
+        (pb->hres && dbuf_alloc(&pb->res, (size_t)pb->ye * pb->ysz, GUARD, IN_GUARD_BYTE)) ||
+        (pb->hscale && dbuf_alloc(&pb->scale, (size_t)K * 4, GUARD, IN_GUARD_BYTE)) ||
+        (pb->hbias && dbuf_alloc(&pb->bias, (size_t)K * 4, GUARD, IN_GUARD_BYTE)) ||
+        dbuf_upload(&pb->x, pb->hx, (size_t)pb->xe * 2) || dbuf_upload(&pb->w, pb->hw, (size_t)pb->we * 2) ||
+        (pb->hres && dbuf_upload(&pb->res, pb->hres, (size_t)pb->ye * pb->ysz)) ||
+        (pb->hscale && dbuf_upload(&pb->scale, pb->hscale, (size_t)K * 4)) ||
+        (pb->hbias && dbuf_upload(&pb->bias, pb->hbias, (size_t)K * 4))) {
+        test_fail(__FILE__, __LINE__, "%s: device allocation/upload failed", pb->str);
+        return -1;
+    }
+    if (with_ref) {
+        igemm_status_t st = igemm_conv2d_reference(d, &pb->e, pb->hx, pb->hw, pb->hscale, pb->hbias,
+                                                   pb->hres, pb->href);
+        if (st != IGEMM_STATUS_SUCCESS) {
+            test_fail(__FILE__, __LINE__, "%s: reference failed: %s", pb->str, igemm_last_error());
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Poisons y, runs plan on stream with the given operand pointers, synchronises and downloads
+ * y into hout. Returns the igemm status of run(), or CUDA_ERROR for an error after it (then a
+ * failure is recorded). */
+static igemm_status_t problem_run_ptrs(problem_t *pb, igemm_plan_t *plan, cudaStream_t stream,
+                                       const void *x, const void *w, void *y, const void *res)
+{
+    if (dbuf_poison(&pb->y, POISON_BYTE)) return IGEMM_STATUS_CUDA_ERROR;
+    if (cudaDeviceSynchronize() != cudaSuccess) return IGEMM_STATUS_CUDA_ERROR;
+    igemm_status_t st = igemm_plan_run(plan, x, w, pb->hscale ? (const float *)pb->scale.ptr : NULL,
+                                       pb->hbias ? (const float *)pb->bias.ptr : NULL, res, y, stream);
+    if (st != IGEMM_STATUS_SUCCESS) return st;
+    cudaError_t ce = cudaStreamSynchronize(stream);
+    if (ce == cudaSuccess) ce = cudaGetLastError();
+    if (ce != cudaSuccess) {
+        test_fail(__FILE__, __LINE__, "%s: CUDA error after run (%s): %s", pb->str,
+                  path_str(igemm_plan_path(plan)), cudaGetErrorString(ce));
+        return IGEMM_STATUS_CUDA_ERROR;
+    }
+    if (dbuf_download(&pb->y, pb->hout, (size_t)pb->ye * pb->ysz)) return IGEMM_STATUS_CUDA_ERROR;
+    return IGEMM_STATUS_SUCCESS;
+}
+
+static igemm_status_t problem_run(problem_t *pb, igemm_plan_t *plan, cudaStream_t stream)
+{
+    return problem_run_ptrs(pb, plan, stream, pb->x.ptr, pb->w.ptr, pb->y.ptr,
+                            pb->hres ? pb->res.ptr : NULL);
+}
+
+/* Compares hout with href element by element and checks every guard. Returns the number of
+ * bad elements (plus guard damage); records at most 3 failures per call. *worst gets the
+ * largest err/tol seen. */
+static int64_t problem_check(problem_t *pb, const char *tag, double *worst)
+{
+    const igemm_conv2d_desc_t *d = &pb->d;
+    int64_t bad = 0, K = d->k;
+    int reported = 0;
+    for (int64_t i = 0; i < pb->ye; i++) {
+        int64_t kk = i % K;
+        double ref = elem_get(pb->href, i, d->y_dtype);
+        double out = elem_get(pb->hout, i, d->y_dtype);
+        double tol = conv_tol(d, &pb->e, pb->hscale, pb->hbias, kk, ref);
+        double err = fabs(out - ref);
+        int ok;
+        if (isinf(ref)) ok = out == ref;
+        else ok = !isnan(out) && err <= tol;
+        if (ok && worst && tol > 0 && err / tol > *worst) *worst = err / tol;
+        if (!ok) {
+            bad++;
+            if (reported < 3) {
+                int64_t pix = i / K, q = pix % pb->q, p = (pix / pb->q) % pb->p, n = pix / (pb->q * pb->p);
+                test_fail(__FILE__, __LINE__, "[%s] %s: y[n=%lld p=%lld q=%lld k=%lld] = %.8g, ref %.8g, "
+                          "|err| %.3g > tol %.3g", tag, pb->str, (long long)n, (long long)p, (long long)q,
+                          (long long)kk, out, ref, err, tol);
+                reported++;
+            }
+        }
+    }
+    if (bad > 3) test_fail(__FILE__, __LINE__, "[%s] %s: %lld of %lld elements wrong", tag, pb->str,
+                           (long long)bad, (long long)pb->ye);
+    /* the inputs are read-only */
+    const dbuf_t *ins[3] = {&pb->x, &pb->w, &pb->res};
+    const void *hins[3] = {pb->hx, pb->hw, pb->hres};
+    for (int b = 0; b < 3; b++) {
+        if (!hins[b]) continue;
+        void *tmp = malloc(ins[b]->bytes);
+        if (tmp && dbuf_download(ins[b], tmp, ins[b]->bytes) == 0 && memcmp(tmp, hins[b], ins[b]->bytes) != 0) {
+            test_fail(__FILE__, __LINE__, "[%s] %s: input %s was modified", tag, pb->str, b == 0 ? "x" : b == 1 ? "w" : "residual");
+            bad++;
+        }
+        free(tmp);
+    }
+    const dbuf_t *bufs[6] = {&pb->y, &pb->x, &pb->w, &pb->res, &pb->scale, &pb->bias};
+    const char *names[6] = {"y", "x", "w", "residual", "scale", "bias"};
+    for (int b = 0; b < 6; b++) {
+        if (!bufs[b]->base) continue;
+        int64_t dmg = dbuf_guard_damage(bufs[b]);
+        if (dmg != 0) {
+            test_fail(__FILE__, __LINE__, "[%s] %s: %lld bytes of the guard around %s changed", tag,
+                      pb->str, (long long)dmg, names[b]);
+            bad += dmg > 0 ? dmg : 1;
+        }
+    }
+    return bad;
+}
+
+/* ------------------------------------------------------------------ random configurations */
+
+typedef enum { GEN_ANY = 0, GEN_SM90 = 1 } gen_mode_t;
+
+static void gen_epilogue(trng_t *g, igemm_epilogue_t *e)
+{
+    *e = igemm_epilogue_default();
+    e->activation = (igemm_activation_t)trng_int(g, 0, 8);
+    e->act_param = (float)trng_uniform(g, 0.0, 0.5);
+    e->has_scale = (int)(trng_next(g) & 1);
+    e->has_bias = (int)(trng_next(g) & 1);
+    e->has_residual = (int)(trng_next(g) & 1);
+    if (trng_int(g, 0, 3) != 0) {
+        e->alpha = (float)(trng_uniform(g, 0.25, 2.0) * (trng_next(g) & 1 ? -1 : 1));
+        e->beta = (float)(trng_uniform(g, 0.25, 2.0) * (trng_next(g) & 1 ? -1 : 1));
+    }
+}
+
+static int64_t gen_filter(trng_t *g) { return trng_int(g, 0, 99) < 92 ? trng_int(g, 1, 7) : 11; }
+static int64_t gen_stride(trng_t *g) { return trng_int(g, 0, 99) < 88 ? trng_int(g, 1, 4) : trng_int(g, 5, 8); }
+
+static int gen_config(trng_t *g, gen_mode_t mode, igemm_conv2d_desc_t *out, igemm_epilogue_t *e)
+{
+    static const int64_t cl[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 24, 31, 32, 40, 48, 56, 64, 72, 96, 128, 136, 160};
+    static const int64_t dw_groups[] = {1, 2, 3, 5, 8, 16, 24, 32, 64, 96, 128, 160};
+    static const int64_t g_groups[] = {2, 3, 4, 8, 16, 32};
+    static const int64_t g_cg[] = {1, 2, 3, 4, 8, 16};
+    static const int64_t sm90_c[] = {64, 64, 128, 128, 192, 256, 8, 16, 24, 32, 40, 48, 72, 96, 136, 160};
+    static const int64_t sm90_k[] = {64, 64, 128, 128, 192, 256, 8, 16, 24, 32, 40, 72, 96, 136};
+    static const int64_t sm90_f[] = {1, 1, 1, 3, 3, 3, 3, 5, 7, 2};
+    const int ncl = (int)(sizeof cl / sizeof cl[0]);
+    for (int tries = 0; tries < 100000; tries++) {
+        igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+        d.n = trng_int(g, 1, 3);
+        if (mode == GEN_ANY) {
+            int gm = (int)trng_int(g, 0, 99);
+            if (gm < 55) {
+                d.groups = 1;
+                d.c = trng_int(g, 0, 3) == 0 ? 2 * trng_int(g, 0, 16) + 1 : trng_pick(g, cl, ncl);
+                d.k = trng_int(g, 0, 3) == 0 ? 2 * trng_int(g, 0, 16) + 1 : trng_pick(g, cl, ncl);
+            } else if (gm < 75) { /* depthwise, channel multiplier 1..3 */
+                d.groups = trng_pick(g, dw_groups, 12);
+                d.c = d.groups;
+                d.k = d.groups * (trng_int(g, 0, 2) == 0 ? trng_int(g, 2, 3) : 1);
+            } else {
+                d.groups = trng_pick(g, g_groups, 6);
+                d.c = d.groups * trng_pick(g, g_cg, 6);
+                d.k = d.groups * trng_pick(g, g_cg, 6);
+            }
+            d.h = trng_int(g, 1, 20);
+            d.w = trng_int(g, 1, 20);
+            d.r = gen_filter(g);
+            d.s = trng_int(g, 0, 9) < 7 ? d.r : gen_filter(g);
+            d.stride_h = gen_stride(g);
+            d.stride_w = trng_int(g, 0, 9) < 6 ? d.stride_h : gen_stride(g);
+            d.dil_h = trng_int(g, 0, 3) == 0 ? trng_int(g, 2, 3) : 1;
+            d.dil_w = trng_int(g, 0, 3) == 0 ? trng_int(g, 2, 3) : 1;
+        } else {
+            d.groups = 1;
+            d.c = trng_pick(g, sm90_c, (int)(sizeof sm90_c / sizeof sm90_c[0]));
+            d.k = trng_pick(g, sm90_k, (int)(sizeof sm90_k / sizeof sm90_k[0]));
+            d.h = trng_int(g, 1, 20);
+            d.w = trng_int(g, 1, 20);
+            d.r = trng_pick(g, sm90_f, 10);
+            d.s = trng_int(g, 0, 4) ? d.r : trng_pick(g, sm90_f, 10);
+            d.stride_h = trng_int(g, 0, 3) ? 1 : trng_int(g, 2, 4);
+            d.stride_w = trng_int(g, 0, 3) ? d.stride_h : trng_int(g, 1, 4);
+            d.dil_h = trng_int(g, 0, 5) ? 1 : 2;
+            d.dil_w = trng_int(g, 0, 5) ? d.dil_h : 2;
+        }
+        if (trng_int(g, 0, 2) == 0) { /* "same"-style padding */
+            d.pad_top = d.pad_bottom = (d.r - 1) * d.dil_h / 2;
+            d.pad_left = d.pad_right = (d.s - 1) * d.dil_w / 2;
+            if (d.pad_top > 3) d.pad_top = d.pad_bottom = 3;
+            if (d.pad_left > 3) d.pad_left = d.pad_right = 3;
+        } else {
+            d.pad_top = trng_int(g, 0, 3);
+            d.pad_bottom = trng_int(g, 0, 3);
+            d.pad_left = trng_int(g, 0, 3);
+            d.pad_right = trng_int(g, 0, 3);
+        }
+        d.x_dtype = d.w_dtype = trng_next(g) & 1 ? IGEMM_DTYPE_BF16 : IGEMM_DTYPE_F16;
+        d.y_dtype = (igemm_dtype_t)trng_int(g, 0, 2);
+        if (igemm_conv2d_validate(&d) != IGEMM_STATUS_SUCCESS) continue;
+        int64_t p = 0, q = 0;
+        (void)igemm_conv2d_output_dims(&d, &p, &q);
+        double macs = (double)d.n * p * q * d.k * d.r * d.s * (d.c / d.groups);
+        if (macs > MAX_MACS) continue;
+        *out = d;
+        gen_epilogue(g, e);
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct run_stats {
+    int ran[4];   /* by igemm_plan_path */
+    int skipped;  /* forced path refused the shape (NOT_SUPPORTED) */
+    int failed;   /* configs with a wrong element, a status or a CUDA error */
+    int64_t elems;
+    double worst;     /* max err / tol over passing elements */
+    double worst_f32; /* the same over f32 outputs only (no final-rounding flips: accumulation) */
+} run_stats_t;
+
+/* Runs one configuration on path; updates st. Returns 0, or -1 on a CUDA error that makes
+ * carrying on pointless. */
+static int run_one(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, igemm_path_t path,
+                   trng_t *g, run_stats_t *st, int refuse_ok)
+{
+    problem_t pb;
+    igemm_plan_options_t o = igemm_plan_options_default();
+    o.path = path;
+    igemm_plan_t *plan = NULL;
+    char tmp[512];
+    conv_desc_str(d, e, tmp, sizeof tmp);
+    igemm_status_t s = igemm_plan_create(&plan, d, e, &o);
+    if (s == IGEMM_STATUS_NOT_SUPPORTED && refuse_ok) {
+        st->skipped++;
+        return 0;
+    }
+    if (s != IGEMM_STATUS_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "%s: plan_create(path %s) = %s: %s", tmp, path_str(path),
+                  igemm_status_string(s), igemm_last_error());
+        st->failed++;
+        return 0;
+    }
+    if (path != IGEMM_PATH_AUTO && igemm_plan_path(plan) != path) {
+        test_fail(__FILE__, __LINE__, "%s: forced path %s but plan runs %s", tmp, path_str(path),
+                  path_str(igemm_plan_path(plan)));
+        st->failed++;
+    }
+    if (problem_init(&pb, d, e, g, 1)) {
+        st->failed++;
+        problem_free(&pb);
+        igemm_plan_destroy(plan);
+        return cudaGetLastError() == cudaSuccess ? 0 : -1;
+    }
+    s = problem_run(&pb, plan, NULL);
+    int rc = 0;
+    char tag[64];
+    snprintf(tag, sizeof tag, "%s", path_str(igemm_plan_path(plan)));
+    if (s != IGEMM_STATUS_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "%s: run(%s) = %s: %s", pb.str, tag, igemm_status_string(s),
+                  igemm_last_error());
+        st->failed++;
+        rc = s == IGEMM_STATUS_CUDA_ERROR ? -1 : 0;
+    } else {
+        double w = 0;
+        if (problem_check(&pb, tag, &w)) st->failed++;
+        if (w > st->worst) st->worst = w;
+        if (d->y_dtype == IGEMM_DTYPE_F32 && w > st->worst_f32) st->worst_f32 = w;
+        st->elems += pb.ye;
+        int pi = (int)igemm_plan_path(plan);
+        if (pi >= 0 && pi < 4) st->ran[pi]++;
+    }
+    problem_free(&pb);
+    igemm_plan_destroy(plan);
+    return rc;
+}
+
+/* Which corners of the parameter space a run of the generator reached. */
+typedef struct coverage {
+    unsigned act, dtypes, feat;
+} coverage_t;
+enum {
+    COV_GROUPED = 1u << 0, COV_DEPTHWISE = 1u << 1, COV_R11 = 1u << 2, COV_STRIDE5 = 1u << 3,
+    COV_DIL = 1u << 4, COV_ASYM_PAD = 1u << 5, COV_C1 = 1u << 6, COV_K1 = 1u << 7, COV_C_ODD = 1u << 8,
+    COV_C64 = 1u << 9, COV_SCALE = 1u << 10, COV_BIAS = 1u << 11, COV_RES = 1u << 12,
+    COV_ALL = (1u << 13) - 1
+};
+
+static void cover(coverage_t *cv, const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e)
+{
+    cv->act |= 1u << (int)e->activation;
+    cv->dtypes |= 1u << ((int)d->x_dtype * 3 + (int)d->y_dtype);
+    if (d->groups > 1 && d->groups < d->c) cv->feat |= COV_GROUPED;
+    if (d->groups > 1 && d->groups == d->c) cv->feat |= COV_DEPTHWISE;
+    if (d->r == 11 || d->s == 11) cv->feat |= COV_R11;
+    if (d->stride_h > 4 || d->stride_w > 4) cv->feat |= COV_STRIDE5;
+    if (d->dil_h > 1 || d->dil_w > 1) cv->feat |= COV_DIL;
+    if (d->pad_top != d->pad_bottom || d->pad_left != d->pad_right) cv->feat |= COV_ASYM_PAD;
+    if (d->c == 1) cv->feat |= COV_C1;
+    if (d->k == 1) cv->feat |= COV_K1;
+    if (d->c % 2 == 1 && d->c > 1) cv->feat |= COV_C_ODD;
+    if (d->c % 64 == 0) cv->feat |= COV_C64;
+    if (e->has_scale) cv->feat |= COV_SCALE;
+    if (e->has_bias) cv->feat |= COV_BIAS;
+    if (e->has_residual) cv->feat |= COV_RES;
+}
+
+static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64_t seed_base)
+{
+    coverage_t cv = {0, 0, 0};
+    uint64_t seed = test_seed(seed_base);
+    trng_t g = {seed};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    double t0 = now_s();
+    for (int i = 0; i < nconfigs; i++) {
+        igemm_conv2d_desc_t d;
+        igemm_epilogue_t e;
+        /* the sm90 run mixes in general configurations: they must be refused cleanly */
+        gen_mode_t m = mode == GEN_SM90 && i % 5 == 4 ? GEN_ANY : mode;
+        if (!gen_config(&g, m, &d, &e)) {
+            test_fail(__FILE__, __LINE__, "could not generate a configuration");
+            return;
+        }
+        cover(&cv, &d, &e);
+        if (run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90) < 0) {
+            test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
+            break;
+        }
+        if (st.failed >= 10) {
+            test_fail(__FILE__, __LINE__, "stopping after %d failing configs", st.failed);
+            break;
+        }
+    }
+    fprintf(stdout, "  random %-7s seed %llu: %d configs ran (general %d, sm90 %d, direct %d), %d refused, "
+            "%d failed, %lld elements, worst err/tol %.3f (f32 out %.3f), %.1fs\n",
+            path_str(path), (unsigned long long)seed, st.ran[1] + st.ran[2] + st.ran[3], st.ran[1],
+            st.ran[2], st.ran[3], st.skipped, st.failed, (long long)st.elems, st.worst, st.worst_f32, now_s() - t0);
+    if (mode == GEN_ANY && nconfigs >= 300) {
+        CHECK_MSG(cv.act == 0x1FFu, "activations covered: mask 0x%x", cv.act);
+        CHECK_MSG(cv.dtypes == 0x3Fu, "dtype combinations covered: mask 0x%x", cv.dtypes);
+        CHECK_MSG(cv.feat == COV_ALL, "features covered: mask 0x%x of 0x%x", cv.feat, (unsigned)COV_ALL);
+    }
+    if (path == IGEMM_PATH_SM90) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        if (major == 9 && minor == 0)
+            CHECK_MSG(st.ran[2] >= nconfigs / 4, "sm_90 device but the sm90 path ran only %d of %d configs",
+                      st.ran[2], nconfigs);
+    }
+}
+
+TEST(gpu_random_auto)
+{
+    SKIP_WITHOUT_GPU();
+    random_test(IGEMM_PATH_AUTO, 320, GEN_ANY, 0x1001);
+}
+
+TEST(gpu_random_general)
+{
+    SKIP_WITHOUT_GPU();
+    random_test(IGEMM_PATH_GENERAL, 100, GEN_ANY, 0x2002);
+}
+
+TEST(gpu_random_direct)
+{
+    SKIP_WITHOUT_GPU();
+    random_test(IGEMM_PATH_DIRECT, 100, GEN_ANY, 0x3003);
+}
+
+TEST(gpu_random_sm90)
+{
+    SKIP_WITHOUT_GPU();
+    random_test(IGEMM_PATH_SM90, 150, GEN_SM90, 0x4004);
+}
+
+/* ------------------------------------------------------------------ edge shapes */
+
+static igemm_conv2d_desc_t shape(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
+                                 int64_t s, int64_t stride, int64_t pad, int64_t dil, int64_t groups,
+                                 igemm_dtype_t in, igemm_dtype_t out)
+{
+    igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+    d.n = n; d.h = h; d.w = w; d.c = c; d.k = k; d.r = r; d.s = s;
+    d.stride_h = d.stride_w = stride;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = pad;
+    d.dil_h = d.dil_w = dil;
+    d.groups = groups;
+    d.x_dtype = d.w_dtype = in;
+    d.y_dtype = out;
+    return d;
+}
+
+TEST(gpu_edge_shapes_all_paths)
+{
+    SKIP_WITHOUT_GPU();
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
+    igemm_conv2d_desc_t shapes[] = {
+        shape(1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, BF, F32),      /* the smallest problem */
+        shape(1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, F16, F16),
+        shape(3, 5, 7, 1, 1, 3, 3, 1, 1, 1, 1, F16, F32),     /* c = k = 1 */
+        shape(2, 9, 9, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),      /* stem-like, c = 3 */
+        shape(1, 20, 20, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF),   /* the canonical fast shape */
+        shape(1, 11, 13, 64, 128, 1, 1, 1, 0, 1, 1, F16, F16),/* 1x1, odd M */
+        shape(2, 12, 12, 32, 32, 3, 3, 1, 1, 1, 32, BF, F32), /* depthwise */
+        shape(1, 10, 10, 16, 48, 3, 3, 1, 1, 1, 16, F16, BF), /* depthwise, multiplier 3 */
+        shape(1, 15, 15, 8, 8, 11, 11, 1, 3, 1, 1, BF, F32),  /* 11x11, mostly padding */
+        shape(2, 17, 19, 24, 40, 3, 3, 8, 2, 1, 1, F16, F32), /* stride 8 */
+        shape(1, 19, 19, 16, 16, 3, 3, 1, 3, 3, 1, BF, BF),   /* dilation 3 */
+        shape(1, 7, 7, 64, 64, 7, 7, 1, 0, 1, 1, BF, F32),    /* filter = image: p = q = 1 */
+        shape(3, 8, 8, 96, 72, 3, 3, 2, 1, 1, 3, F16, F16),   /* grouped */
+        shape(1, 16, 16, 160, 136, 1, 1, 1, 0, 1, 1, BF, BF), /* tails in both N and K */
+    };
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    const igemm_path_t paths[4] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT, IGEMM_PATH_SM90};
+    trng_t g = {test_seed(0x5005)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < nshapes; i++) {
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        if (i < 2) e = igemm_epilogue_default();
+        for (int pi = 0; pi < 4; pi++)
+            if (run_one(&shapes[i], &e, paths[pi], &g, &st, paths[pi] == IGEMM_PATH_SM90) < 0) return;
+    }
+    fprintf(stdout, "  edge shapes: %d shapes x 4 paths: ran general %d, sm90 %d, direct %d; %d refused; "
+            "worst err/tol %.3f\n", nshapes, st.ran[1], st.ran[2], st.ran[3], st.skipped, st.worst);
+}
+
+/* ------------------------------------------------------------------ determinism */
+
+TEST(gpu_determinism)
+{
+    SKIP_WITHOUT_GPU();
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
+    igemm_conv2d_desc_t shapes[] = {
+        shape(1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF),  /* long K: split-K candidate */
+        shape(2, 14, 14, 256, 64, 3, 3, 1, 1, 1, 1, F16, F32),
+        shape(4, 20, 20, 64, 64, 3, 3, 1, 1, 1, 1, BF, F32),
+        shape(2, 16, 16, 64, 64, 3, 3, 1, 1, 1, 64, F16, F16),
+    };
+    const igemm_path_t paths[3] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT};
+    trng_t g = {test_seed(0x6006)};
+    for (int i = 0; i < 4; i++) {
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        problem_t pb;
+        if (problem_init(&pb, &shapes[i], &e, &g, 1)) {
+            problem_free(&pb);
+            return;
+        }
+        size_t bytes = (size_t)pb.ye * pb.ysz;
+        void *first = malloc(bytes);
+        REQUIRE(first != NULL);
+        for (int pi = 0; pi < 3; pi++) {
+            igemm_plan_options_t o = igemm_plan_options_default();
+            o.path = paths[pi];
+            igemm_plan_t *plan = NULL;
+            igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+            if (s != IGEMM_STATUS_SUCCESS) {
+                test_fail(__FILE__, __LINE__, "%s: plan_create(%s): %s", pb.str, path_str(paths[pi]), igemm_last_error());
+                continue;
+            }
+            char tag[32];
+            snprintf(tag, sizeof tag, "determinism %s", path_str(igemm_plan_path(plan)));
+            int ok = problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS;
+            if (ok) {
+                problem_check(&pb, tag, NULL);
+                memcpy(first, pb.hout, bytes);
+                for (int rep = 0; rep < 3 && ok; rep++) {
+                    ok = problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS;
+                    CHECK_MSG(ok && memcmp(first, pb.hout, bytes) == 0,
+                              "[%s] %s: repeat %d differs from the first run", tag, pb.str, rep + 1);
+                }
+            } else {
+                test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+            }
+            igemm_plan_destroy(plan);
+        }
+        free(first);
+        problem_free(&pb);
+    }
+}
+
+/* ------------------------------------------------------------------ stream + CUDA graph */
+
+TEST(gpu_stream_and_graph)
+{
+    SKIP_WITHOUT_GPU();
+    trng_t g = {test_seed(0x7007)};
+    igemm_conv2d_desc_t d = shape(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    igemm_epilogue_t e = igemm_epilogue_default();
+    e.has_bias = e.has_residual = 1;
+    e.activation = IGEMM_ACT_RELU;
+    e.beta = 0.5f;
+    problem_t pb;
+    if (problem_init(&pb, &d, &e, &g, 1)) {
+        problem_free(&pb);
+        return;
+    }
+    size_t bytes = (size_t)pb.ye * pb.ysz;
+    void *direct_out = malloc(bytes);
+    cudaStream_t stream = NULL;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    const igemm_path_t paths[3] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT};
+    for (int pi = 0; pi < 3; pi++) {
+        igemm_plan_options_t o = igemm_plan_options_default();
+        o.path = paths[pi];
+        igemm_plan_t *plan = NULL;
+        if (igemm_plan_create(&plan, &d, &e, &o) != IGEMM_STATUS_SUCCESS) {
+            test_fail(__FILE__, __LINE__, "plan_create(%s): %s", path_str(paths[pi]), igemm_last_error());
+            continue;
+        }
+        char tag[48];
+        snprintf(tag, sizeof tag, "stream %s", path_str(igemm_plan_path(plan)));
+        /* plain run on the non-default stream */
+        CHECK_EQ_INT(problem_run(&pb, plan, stream), IGEMM_STATUS_SUCCESS);
+        problem_check(&pb, tag, NULL);
+        memcpy(direct_out, pb.hout, bytes);
+
+        /* capture into a graph */
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+        igemm_status_t s = igemm_plan_run(plan, pb.x.ptr, pb.w.ptr, NULL, (const float *)pb.bias.ptr,
+                                          pb.res.ptr, pb.y.ptr, stream);
+        cudaError_t ce = cudaStreamEndCapture(stream, &graph);
+        CHECK_MSG(s == IGEMM_STATUS_SUCCESS, "run under capture: %s", igemm_last_error());
+        CHECK_MSG(ce == cudaSuccess, "cudaStreamEndCapture: %s", cudaGetErrorString(ce));
+        if (s != IGEMM_STATUS_SUCCESS || ce != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (graph) cudaGraphDestroy(graph);
+            igemm_plan_destroy(plan);
+            continue;
+        }
+        size_t nnodes = 0;
+        CHECK(cudaGraphGetNodes(graph, NULL, &nnodes) == cudaSuccess && nnodes >= 1);
+        REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+        snprintf(tag, sizeof tag, "graph %s", path_str(igemm_plan_path(plan)));
+        for (int rep = 0; rep < 2; rep++) {
+            REQUIRE(dbuf_poison(&pb.y, POISON_BYTE) == 0);
+            REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+            CHECK(cudaGraphLaunch(exec, stream) == cudaSuccess);
+            ce = cudaStreamSynchronize(stream);
+            CHECK_MSG(ce == cudaSuccess, "graph replay: %s", cudaGetErrorString(ce));
+            REQUIRE(dbuf_download(&pb.y, pb.hout, bytes) == 0);
+            problem_check(&pb, tag, NULL);
+            CHECK_MSG(memcmp(direct_out, pb.hout, bytes) == 0, "[%s] replay %d differs from the stream run", tag, rep);
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        igemm_plan_destroy(plan);
+    }
+    cudaStreamDestroy(stream);
+    free(direct_out);
+    problem_free(&pb);
+}
+
+/* ------------------------------------------------------------------ unaligned pointers */
+
+TEST(gpu_unaligned_pointers)
+{
+    /* x, w, y, residual element-aligned but not 16-byte aligned: the plan falls back to a path
+     * that takes them (or runs them itself) and the result is still right. */
+    SKIP_WITHOUT_GPU();
+    trng_t g = {test_seed(0x8008)};
+    igemm_conv2d_desc_t shapes[2] = {
+        shape(2, 12, 12, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16),
+        shape(1, 9, 9, 128, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_F16, IGEMM_DTYPE_F16),
+    };
+    for (int i = 0; i < 2; i++) {
+        igemm_epilogue_t e = igemm_epilogue_default();
+        e.has_residual = 1;
+        e.has_bias = 1;
+        problem_t pb;
+        if (problem_init(&pb, &shapes[i], &e, &g, 1)) {
+            problem_free(&pb);
+            return;
+        }
+        /* shifted copies: element offset 1 (2 bytes) inside larger buffers */
+        size_t xb = (size_t)pb.xe * 2, wb = (size_t)pb.we * 2, yb = (size_t)pb.ye * pb.ysz;
+        dbuf_t x2, w2, y2, r2;
+        REQUIRE(dbuf_alloc(&x2, xb + 16, GUARD, IN_GUARD_BYTE) == 0);
+        REQUIRE(dbuf_alloc(&w2, wb + 16, GUARD, IN_GUARD_BYTE) == 0);
+        REQUIRE(dbuf_alloc(&y2, yb + 16, GUARD, OUT_GUARD_BYTE) == 0);
+        REQUIRE(dbuf_alloc(&r2, yb + 16, GUARD, IN_GUARD_BYTE) == 0);
+        char *xs = (char *)x2.ptr + 2, *ws = (char *)w2.ptr + 2, *ys = (char *)y2.ptr + 2, *rs = (char *)r2.ptr + 2;
+        cudaMemset(x2.ptr, IN_GUARD_BYTE, x2.bytes);
+        cudaMemset(w2.ptr, IN_GUARD_BYTE, w2.bytes);
+        cudaMemset(r2.ptr, IN_GUARD_BYTE, r2.bytes);
+        cudaMemcpy(xs, pb.hx, xb, cudaMemcpyHostToDevice);
+        cudaMemcpy(ws, pb.hw, wb, cudaMemcpyHostToDevice);
+        cudaMemcpy(rs, pb.hres, yb, cudaMemcpyHostToDevice);
+        for (int pi = 0; pi < 2; pi++) {
+            igemm_plan_options_t o = igemm_plan_options_default();
+            o.path = pi == 0 ? IGEMM_PATH_AUTO : IGEMM_PATH_GENERAL;
+            igemm_plan_t *plan = NULL;
+            if (igemm_plan_create(&plan, &pb.d, &pb.e, &o) != IGEMM_STATUS_SUCCESS) {
+                test_fail(__FILE__, __LINE__, "plan_create: %s", igemm_last_error());
+                continue;
+            }
+            REQUIRE(cudaMemset(y2.ptr, POISON_BYTE, y2.bytes) == cudaSuccess);
+            igemm_status_t s = igemm_plan_run(plan, xs, ws, NULL, (const float *)pb.bias.ptr, rs, ys, NULL);
+            CHECK_MSG(s == IGEMM_STATUS_SUCCESS, "%s: unaligned run: %s", pb.str, igemm_last_error());
+            cudaError_t ce = cudaDeviceSynchronize();
+            CHECK_MSG(ce == cudaSuccess, "%s: %s", pb.str, cudaGetErrorString(ce));
+            if (s == IGEMM_STATUS_SUCCESS && ce == cudaSuccess) {
+                unsigned char *h = (unsigned char *)malloc(y2.bytes);
+                REQUIRE(h != NULL);
+                REQUIRE(cudaMemcpy(h, y2.ptr, y2.bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+                memcpy(pb.hout, h + 2, yb);
+                /* bytes of y2 outside [2, 2 + yb) keep the poison */
+                int outside = 0;
+                for (size_t b = 0; b < y2.bytes; b++)
+                    if ((b < 2 || b >= 2 + yb) && h[b] != POISON_BYTE) outside++;
+                CHECK_MSG(outside == 0, "%s: %d bytes next to the unaligned y were written", pb.str, outside);
+                CHECK_EQ_INT(dbuf_guard_damage(&y2), 0);
+                free(h);
+                problem_check(&pb, "unaligned", NULL);
+            }
+            igemm_plan_destroy(plan);
+        }
+        dbuf_free(&x2);
+        dbuf_free(&w2);
+        dbuf_free(&y2);
+        dbuf_free(&r2);
+        problem_free(&pb);
+    }
+}
+
+/* ------------------------------------------------------------------ > 2^31 elements */
+
+/* x[i] = pattern[i % L] with L prime: any 32-bit wrap of an element or byte offset reads a
+ * different value. */
+#define LARGE_L 16777213LL
+
+TEST(gpu_large_tensor)
+{
+    SKIP_WITHOUT_GPU();
+    /* x: 5 x 4096 x 4096 x 32 = 2.68e9 elements (5.4 GB bf16), y the same size */
+    igemm_conv2d_desc_t d = shape(5, 4096, 4096, 32, 32, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    int64_t xe = 0, we = 0, ye = 0, P = 0, Q = 0;
+    REQUIRE(igemm_conv2d_sizes(&d, &xe, &we, &ye) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(igemm_conv2d_output_dims(&d, &P, &Q) == IGEMM_STATUS_SUCCESS);
+    CHECK(xe > (1LL << 31) && ye > (1LL << 31));
+    size_t freeb = 0, totalb = 0;
+    REQUIRE(cudaMemGetInfo(&freeb, &totalb) == cudaSuccess);
+    size_t need = (size_t)xe * 2 + (size_t)ye * 2 + (size_t)we * 2 + (1ull << 30);
+    if (freeb < need) {
+        char why[128];
+        snprintf(why, sizeof why, "needs %.1f GB of free device memory, %.1f GB free", need / 1e9, freeb / 1e9);
+        test_skip(why);
+        return;
+    }
+    trng_t g = {test_seed(0x9009)};
+    uint16_t *pat = (uint16_t *)malloc((size_t)LARGE_L * 2);
+    uint16_t *hw = (uint16_t *)malloc((size_t)we * 2);
+    float *hbias = (float *)malloc((size_t)d.k * 4);
+    REQUIRE(pat && hw && hbias);
+    fill_random(pat, LARGE_L, d.x_dtype, -1, 1, &g);
+    fill_random(hw, we, d.w_dtype, -1, 1, &g);
+    for (int64_t k = 0; k < d.k; k++) hbias[k] = (float)trng_uniform(&g, -1, 1);
+    void *x = NULL, *w = NULL, *y = NULL, *bias = NULL;
+    REQUIRE(cudaMalloc(&x, (size_t)xe * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&y, (size_t)ye * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&w, (size_t)we * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&bias, (size_t)d.k * 4) == cudaSuccess);
+    double t0 = now_s();
+    for (int64_t off = 0; off < xe; off += LARGE_L) {
+        int64_t n = xe - off < LARGE_L ? xe - off : LARGE_L;
+        REQUIRE(cudaMemcpy((uint16_t *)x + off, pat, (size_t)n * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    REQUIRE(cudaMemcpy(w, hw, (size_t)we * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(bias, hbias, (size_t)d.k * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    double t_fill = now_s() - t0;
+
+    igemm_epilogue_t e = igemm_epilogue_default();
+    e.has_bias = 1;
+    e.alpha = 0.75f;
+
+    /* sampled output pixels: random ones, the first, the last, and those whose x or y element
+     * offsets cross 2^31 and 2^32 */
+    enum { NS = 300 };
+    int64_t pix[NS];
+    int ns = 0;
+    const int64_t npix = ye / d.k;
+    pix[ns++] = 0;
+    pix[ns++] = npix - 1;
+    pix[ns++] = npix - 2;
+    const int64_t marks[3] = {1LL << 31, 1LL << 32, 3LL << 31};
+    for (int mi = 0; mi < 3; mi++)
+        for (int64_t dlt = -2; dlt <= 2; dlt++) {
+            int64_t pp = marks[mi] / d.k + dlt; /* y offset and (same geometry) x offset */
+            if (pp >= 0 && pp < npix) pix[ns++] = pp;
+        }
+    while (ns < NS) pix[ns++] = trng_int(&g, 0, npix - 1);
+
+    /* reference values of the sampled outputs */
+    double *ref = (double *)malloc(sizeof(double) * NS * (size_t)d.k);
+    REQUIRE(ref != NULL);
+    for (int i = 0; i < NS; i++) {
+        int64_t m = pix[i], qq = m % Q, pp = (m / Q) % P, nn = m / (P * Q);
+        for (int64_t k = 0; k < d.k; k++) {
+            double acc = 0;
+            for (int64_t r = 0; r < d.r; r++) {
+                int64_t ih = pp * d.stride_h - d.pad_top + r * d.dil_h;
+                if (ih < 0 || ih >= d.h) continue;
+                for (int64_t s = 0; s < d.s; s++) {
+                    int64_t iw = qq * d.stride_w - d.pad_left + s * d.dil_w;
+                    if (iw < 0 || iw >= d.w) continue;
+                    int64_t xb = ((nn * d.h + ih) * d.w + iw) * d.c;
+                    for (int64_t c = 0; c < d.c; c++)
+                        acc += elem_get(pat, (xb + c) % LARGE_L, d.x_dtype) *
+                               elem_get(hw, ((k * d.r + r) * d.s + s) * d.c + c, d.w_dtype);
+                }
+            }
+            double v = (double)e.alpha * acc + (double)hbias[k];
+            uint16_t rb;
+            elem_set(&rb, 0, d.y_dtype, v);
+            ref[(size_t)i * d.k + k] = elem_get(&rb, 0, d.y_dtype);
+        }
+    }
+
+    const igemm_path_t paths[4] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_SM90, IGEMM_PATH_DIRECT};
+    uint16_t *row = (uint16_t *)malloc((size_t)d.k * 2);
+    REQUIRE(row != NULL);
+    for (int pi = 0; pi < 4; pi++) {
+        igemm_plan_options_t o = igemm_plan_options_default();
+        o.path = paths[pi];
+        igemm_plan_t *plan = NULL;
+        igemm_status_t s = igemm_plan_create(&plan, &d, &e, &o);
+        if (s == IGEMM_STATUS_NOT_SUPPORTED && paths[pi] == IGEMM_PATH_SM90) continue;
+        if (s != IGEMM_STATUS_SUCCESS) {
+            test_fail(__FILE__, __LINE__, "plan_create(%s): %s", path_str(paths[pi]), igemm_last_error());
+            continue;
+        }
+        REQUIRE(cudaMemset(y, POISON_BYTE, (size_t)ye * 2) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        double t1 = now_s();
+        s = igemm_plan_run(plan, x, w, NULL, (const float *)bias, NULL, y, NULL);
+        cudaError_t ce = cudaDeviceSynchronize();
+        double t_run = now_s() - t1;
+        if (s != IGEMM_STATUS_SUCCESS || ce != cudaSuccess) {
+            test_fail(__FILE__, __LINE__, "large run (%s): %s / %s", path_str(paths[pi]), igemm_last_error(),
+                      cudaGetErrorString(ce));
+            igemm_plan_destroy(plan);
+            if (ce != cudaSuccess) break;
+            continue;
+        }
+        int bad = 0;
+        for (int i = 0; i < NS; i++) {
+            REQUIRE(cudaMemcpy(row, (uint16_t *)y + pix[i] * d.k, (size_t)d.k * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+            for (int64_t k = 0; k < d.k; k++) {
+                double want = ref[(size_t)i * d.k + k], got = elem_get(row, k, d.y_dtype);
+                double tol = conv_tol(&d, &e, NULL, hbias, k, want);
+                if (isnan(got) || fabs(got - want) > tol) {
+                    if (bad < 5)
+                        test_fail(__FILE__, __LINE__, "large (%s): pixel %lld k %lld: %.6g, ref %.6g (tol %.3g)",
+                                  path_str(igemm_plan_path(plan)), (long long)pix[i], (long long)k, got, want, tol);
+                    bad++;
+                }
+            }
+        }
+        fprintf(stdout, "  large tensor (%lld elements) on %s: %.3f s, %d of %d sampled outputs wrong "
+                "(fill %.1f s)\n", (long long)xe, path_str(igemm_plan_path(plan)), t_run, bad, NS * (int)d.k, t_fill);
+        igemm_plan_destroy(plan);
+    }
+    free(row);
+    free(ref);
+    free(pat);
+    free(hw);
+    free(hbias);
+    cudaFree(x);
+    cudaFree(y);
+    cudaFree(w);
+    cudaFree(bias);
+}
+
+#endif /* IGEMM_HAVE_CUDA */
