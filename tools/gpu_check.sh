@@ -6,7 +6,7 @@
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-STAGES=${*:-build tests check sanitize sass bench fused fp16 py pybench}
+STAGES=${*:-build smoke tests check sanitize sass bench fused fp16 py pybench}
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -35,6 +35,15 @@ if has sass; then
   stamp sass
   { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$OUT/sass.log" 2>&1
   note "sass: $(grep -c . "$OUT/sass.log") lines; HGMMA=$(grep -E 'HGMMA' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}')"
+fi
+if has smoke; then
+  stamp smoke
+  for path in direct general sm90; do
+    for s in "t1x1,1,8,8,64,64,1,1,1,1,0,0,1,1" "t3x3,2,12,12,64,128,3,3,1,1,1,1,1,1" "ts2,2,15,15,128,64,3,3,2,2,1,1,1,1" "tdil,1,20,20,64,72,3,3,1,1,2,2,2,2" "t7x7,3,7,7,128,256,3,3,1,1,1,1,1,1" "todd,1,9,11,24,40,3,5,2,1,2,1,1,2"; do
+      timeout 60 ./build/igemm check --shape "$s" --path $path --epilogue none,full >> "$OUT/smoke.log" 2>&1; echo "smoke $path ${s%%,*} rc=$?" >> "$OUT/smoke.log"
+    done
+  done
+  note "smoke: $(grep -c 'rc=0' "$OUT/smoke.log") ok of $(grep -c 'rc=' "$OUT/smoke.log")"; grep -E 'rc=[1-9]' "$OUT/smoke.log" | tee -a "$SUMMARY"
 fi
 if has tests; then
   stamp tests
