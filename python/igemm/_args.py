@@ -1,0 +1,128 @@
+"""Argument normalisation shared by the torch and numpy paths (plain Python, traceable by
+torch.compile: no ctypes, no library calls)."""
+
+from ._lib import Activation
+
+ACTIVATIONS = {
+    "none": Activation.NONE,
+    "identity": Activation.NONE,
+    "relu": Activation.RELU,
+    "relu6": Activation.RELU6,
+    "leaky_relu": Activation.LEAKY_RELU,
+    "gelu": Activation.GELU_ERF,
+    "gelu_erf": Activation.GELU_ERF,
+    "gelu_tanh": Activation.GELU_TANH,
+    "silu": Activation.SILU,
+    "swish": Activation.SILU,
+    "sigmoid": Activation.SIGMOID,
+    "tanh": Activation.TANH,
+}
+DEFAULT_LEAKY_SLOPE = 0.01
+_ACT_NAMES = "None, 'relu', 'relu6', 'leaky_relu', ('leaky_relu', slope), 'gelu', " \
+             "'gelu_tanh', 'silu', 'sigmoid', 'tanh'"
+
+
+def _is_int(v):
+    # bool is an int subclass but a bool stride/padding is surely a mistake
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _as_int(v, what):
+    if _is_int(v):
+        return v
+    # numpy integers, torch SymInts and the like
+    if not isinstance(v, (bool, float, str)) and hasattr(v, "__index__"):
+        return v
+    raise TypeError("%s = %r: expected an int" % (what, v))
+
+
+def pair(v, what):
+    """int or 2-sequence of ints -> (a, b)."""
+    if isinstance(v, (list, tuple)):
+        if len(v) != 2:
+            raise ValueError("%s = %r: expected an int or a pair of ints" % (what, v))
+        return (_as_int(v[0], what), _as_int(v[1], what))
+    v = _as_int(v, what)
+    return (v, v)
+
+
+def padding4(padding, r, s, stride, dilation, what="padding"):
+    """padding -> (top, bottom, left, right).
+
+    Accepts an int, (pad_h, pad_w), (top, bottom, left, right), 'valid', or 'same' (stride 1
+    only; like PyTorch, an odd total puts the extra row/column at the bottom/right)."""
+    if isinstance(padding, str):
+        mode = padding.lower()
+        if mode == "valid":
+            return (0, 0, 0, 0)
+        if mode == "same":
+            if stride != (1, 1):
+                raise ValueError("padding = 'same' needs stride 1, got stride = %r" % (stride,))
+            th = dilation[0] * (r - 1)
+            tw = dilation[1] * (s - 1)
+            return (th // 2, th - th // 2, tw // 2, tw - tw // 2)
+        raise ValueError("%s = %r: expected an int, a pair, a 4-tuple "
+                         "(top, bottom, left, right), 'valid' or 'same'" % (what, padding))
+    if isinstance(padding, (list, tuple)):
+        if len(padding) == 2:
+            ph, pw = _as_int(padding[0], what), _as_int(padding[1], what)
+            return (ph, ph, pw, pw)
+        if len(padding) == 4:
+            return (_as_int(padding[0], what), _as_int(padding[1], what),
+                    _as_int(padding[2], what), _as_int(padding[3], what))
+        raise ValueError("%s = %r: expected an int, a pair, a 4-tuple "
+                         "(top, bottom, left, right), 'valid' or 'same'" % (what, padding))
+    p = _as_int(padding, what)
+    return (p, p, p, p)
+
+
+def activation(act):
+    """activation argument -> (name, param) with name a key of ACTIVATIONS ('none' for None).
+
+    Accepts None, a name, or (name, param) where only leaky_relu takes a param (its slope)."""
+    if act is None:
+        return ("none", DEFAULT_LEAKY_SLOPE)
+    param = None
+    name = act
+    if isinstance(act, (list, tuple)):
+        if len(act) == 1:
+            name = act[0]
+        elif len(act) == 2:
+            name, param = act
+        else:
+            raise ValueError("activation = %r: expected one of %s" % (act, _ACT_NAMES))
+    if not isinstance(name, str) or name.lower() not in ACTIVATIONS:
+        raise ValueError("activation = %r: expected one of %s" % (act, _ACT_NAMES))
+    name = name.lower()
+    if name == "identity":
+        name = "none"
+    if param is None:
+        return (name, DEFAULT_LEAKY_SLOPE)
+    if ACTIVATIONS[name] != Activation.LEAKY_RELU:
+        raise ValueError("activation = %r: only leaky_relu takes a parameter" % (act,))
+    if isinstance(param, bool) or not isinstance(param, (int, float)):
+        try:
+            param = float(param)
+        except (TypeError, ValueError):
+            raise TypeError("activation = %r: the leaky_relu slope must be a float" % (act,))
+    return (name, float(param))
+
+
+def act_code(name):
+    if name not in ACTIVATIONS:
+        raise ValueError("activation = %r: expected one of %s" % (name, _ACT_NAMES))
+    return ACTIVATIONS[name]
+
+
+def scalar(v, what):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            raise TypeError("%s = %r: expected a float" % (what, v))
+    return float(v)
+
+
+def out_size(size, pad_a, pad_b, dil, k, stride):
+    """Output extent of one spatial dimension (may be <= 0 for invalid problems)."""
+    return (size + pad_a + pad_b - dil * (k - 1) - 1) // stride + 1
