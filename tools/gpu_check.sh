@@ -6,7 +6,7 @@
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-STAGES=${*:-build smoke tests check sanitize sass bench fused fp16 py pybench}
+STAGES=${*:-build smoke tests check sanitize sass ncu bench fused fp16 py pybench}
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -61,12 +61,21 @@ if has check; then
 fi
 if has sanitize; then
   stamp sanitize
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1"; do
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$OUT/sanitize.log" 2>&1; rc=$?
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$OUT/sanitize.log" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitize.log" | tail -1)"
     done
   done
+fi
+if has ncu; then
+  stamp ncu
+  for s in "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1" "sd_vae_3x3_512,1,128,128,512,512,3,3,1,1,1,1,1,1"; do
+    echo "=== ncu ${s%%,*}" >> "$OUT/ncu.log"
+    timeout 120 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters \
+      ./build/igemm run --shape "$s" --iters 3 --warmup 2 >> "$OUT/ncu.log" 2>&1; echo "ncu rc=$?" >> "$OUT/ncu.log"
+  done
+  note "ncu: $(grep -c 'ncu rc=0' "$OUT/ncu.log") of 3 profiles"
 fi
 if has bench; then
   stamp bench
