@@ -38,6 +38,39 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col(uint32
                  : "memory");
 }
 
+/* cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: stores the shared-memory box at src to
+ * the tensor map's box at {c0, c1} (innermost first). Out-of-bounds parts of the box are not
+ * written (the hardware clips them). Completion is tracked by bulk async-groups. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_global_shared_cta(const void *tmap, uint32_t src,
+                                                                                     int32_t c0, int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"((uint64_t)tmap),
+                 "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* cp.async.bulk.commit_group: closes the bulk async-group of the bulk stores issued so far. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_commit_group(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* cp.async.bulk.wait_group.read N: waits until at most N bulk async-groups still read their
+ * shared-memory source (the older ones' buffers may be overwritten). */
+template <int N>
+static __device__ __forceinline__ void ptx_cp_async_bulk_wait_group_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* cp.async.bulk.wait_group N: waits until at most N bulk async-groups are pending (their
+ * global writes are complete). */
+template <int N>
+static __device__ __forceinline__ void ptx_cp_async_bulk_wait_group(void)
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 /* prefetch.tensormap: brings the tensor map (a kernel parameter) into the descriptor cache. */
 static __device__ __forceinline__ void ptx_prefetch_tensormap(const void *tmap)
 {

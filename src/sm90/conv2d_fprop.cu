@@ -102,9 +102,9 @@
 #define SM90_PRODUCER_REGS 40
 #define SM90_CONSUMER_REGS 232
 #define SM90_A_STAGE_BYTES (SM90_BM * SM90_BK * 2) /* 16 KB */
-#define SM90_EPI_COLS 32                            /* staging chunk width (fp32 columns) */
-#define SM90_EPI_LD 40                              /* staging row pitch in floats (32 + 8 pad) */
-#define SM90_EPI_BYTES (2 * 64 * SM90_EPI_LD * 4)  /* both consumers: 20480 B */
+#define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
+#define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
+#define SM90_EPI_BYTES (2 * 2 * SM90_EPI_BUF_BYTES) /* 2 consumers x 2 buffers: 32 KB */
 #define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
 #define SM90_MAX_STAGES 8
 #define SM90_CONSUMER_ARRIVALS 8 /* empty barrier: lane 0 of each of the 8 consumer warps */
@@ -126,6 +126,8 @@ typedef struct igemm_sm90_args {
     float alpha, beta, act_param;
     int32_t act, has_scale, has_bias, has_residual, out_dtype;
     int32_t vec4; /* gemm_n % 4 == 0: 4-element row chunks are 4-element aligned */
+    int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
+    int32_t tma_store; /* y written by TMA stores from bf16/f16 staging (16-bit y, k % 8 == 0, no split) */
     const float *scale;
     const float *bias;
     const void *residual;
@@ -250,11 +252,87 @@ static __device__ __forceinline__ void sm90_store4(const igemm_sm90_args_t &a, i
     }
 }
 
-/* The persistent warp-specialised kernel. DT: input dtype (F16/BF16); BN: 64, 128 or 256. */
-template <int DT, int BN>
+/* Epilogue of one column pair (n, n+1) on one output row: v = act(alpha*scale*acc + bias +
+ * beta*residual), the order of src/common/epilogue.cuh. GENERAL = false: y = alpha*acc only.
+ * rowoff = m*N (64-bit); row_ok = m < M; sc/bi are the pair's scale/bias (hoisted). */
+template <bool GENERAL>
+static __device__ __forceinline__ void sm90_epi_pair(const igemm_sm90_args_t &a, float &v0, float &v1, int64_t rowoff,
+                                                     int64_t n, bool row_ok, float2 sc, float2 bi)
+{
+    v0 *= a.alpha;
+    v1 *= a.alpha;
+    if (!GENERAL) return;
+    v0 = v0 * sc.x + bi.x;
+    v1 = v1 * sc.y + bi.y;
+    if (a.has_residual && row_ok) {
+        float r0 = 0.0f, r1 = 0.0f;
+        const int64_t off = rowoff + n;
+        if (a.vec2 && n + 1 < a.gemm_n && a.out_dtype != IGEMM_DTYPE_F32) {
+            const uint32_t raw = __ldg((const unsigned int *)((const uint16_t *)a.residual + off));
+            if (a.out_dtype == IGEMM_DTYPE_F16) {
+                const float2 f = __half22float2(*(const __half2 *)&raw);
+                r0 = f.x, r1 = f.y;
+            } else {
+                const float2 f = __bfloat1622float2(*(const __nv_bfloat162 *)&raw);
+                r0 = f.x, r1 = f.y;
+            }
+        } else {
+            if (n < a.gemm_n) r0 = igemm_load_out(a.residual, off, a.out_dtype);
+            if (n + 1 < a.gemm_n) r1 = igemm_load_out(a.residual, off + 1, a.out_dtype);
+        }
+        v0 += a.beta * r0;
+        v1 += a.beta * r1;
+    }
+    if (a.act != IGEMM_ACT_NONE) {
+        v0 = igemm_act_dev(a.act, v0, a.act_param);
+        v1 = igemm_act_dev(a.act, v1, a.act_param);
+    }
+}
+
+/* Packs two floats into a 16-bit pair of the input-like dtype DTO (F16 or BF16). */
+static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, float v1)
+{
+    if (out_dtype == IGEMM_DTYPE_F16) {
+        const __half2 h = __floats2half2_rn(v0, v1);
+        return *(const uint32_t *)&h;
+    }
+    const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
+    return *(const uint32_t *)&h;
+}
+
+/* Direct store of one (already epilogued) column pair to y, or raw partials to the split-K
+ * workspace; masks m >= M (row_ok) and columns >= N. */
+static __device__ __forceinline__ void sm90_store_pair(const igemm_sm90_args_t &a, int64_t rowoff, int64_t n,
+                                                       bool row_ok, float v0, float v1, bool partial, int split)
+{
+    if (!row_ok || n >= a.gemm_n) return;
+    const int64_t off = rowoff + n;
+    const bool both = n + 1 < a.gemm_n;
+    if (partial) {
+        float *dst = a.workspace + (int64_t)split * a.gemm_m * a.gemm_n + off;
+        if (both && a.vec2) *(float2 *)dst = make_float2(v0, v1);
+        else {
+            dst[0] = v0;
+            if (both) dst[1] = v1;
+        }
+        return;
+    }
+    if (both && a.vec2) {
+        if (a.out_dtype == IGEMM_DTYPE_F32) *(float2 *)((float *)a.y + off) = make_float2(v0, v1);
+        else *(uint32_t *)((uint16_t *)a.y + off) = sm90_pack2(a.out_dtype, v0, v1);
+    } else {
+        igemm_store_out(a.y, off, a.out_dtype, v0);
+        if (both) igemm_store_out(a.y, off + 1, a.out_dtype, v1);
+    }
+}
+
+/* The persistent warp-specialised kernel. DT: input dtype (F16/BF16); BN: 64, 128 or 256;
+ * GENERAL: the epilogue has scale/bias/residual/activation (else y = alpha * acc). */
+template <int DT, int BN, bool GENERAL>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
+                                   const __grid_constant__ CUtensorMap tmap_y,
                                    const __grid_constant__ igemm_sm90_args_t a)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
@@ -266,8 +344,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * SM90_A_STAGE_BYTES;
-    const uint32_t epi_off = (uint32_t)S * (SM90_A_STAGE_BYTES + B_STAGE_BYTES);
-    float *const epi = (float *)(smem_raw + (base - raw) + epi_off);
+    const uint32_t epi_off = (uint32_t)S * (SM90_A_STAGE_BYTES + B_STAGE_BYTES); /* multiple of 1024 */
+    uint8_t *const epi = smem_raw + (base - raw) + epi_off; /* generic pointer to the staging */
     const uint32_t full_bar = base + epi_off + SM90_EPI_BYTES; /* full[i]  = full_bar + 8 i  */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;     /* empty[i] = empty_bar + 8 i */
 
@@ -338,7 +416,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const int warp = tid >> 5;
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
-    float *const stg = epi + cw * 64 * SM90_EPI_LD;
+    /* this consumer's two 8 KB staging boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
+    uint8_t *const stg = epi + cw * 2 * SM90_EPI_BUF_BYTES;
+    const uint32_t stg_smem = base + epi_off + (uint32_t)cw * 2u * SM90_EPI_BUF_BYTES;
+    uint32_t chunk_count = 0; /* epilogue chunks stored so far: staging buffer = chunk_count & 1 */
+    if (threadIdx.x == 128 * wg && a.tma_store) ptx_prefetch_tensormap(&tmap_y);
 
     float acc[BN / 2];
 #pragma unroll
@@ -385,33 +467,65 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
         }
 
-        /* epilogue, 32 columns at a time through the staging buffer */
-        const int frag_row = warp * 16 + (lane >> 2); /* and frag_row + 8 */
-        const int frag_col = 2 * (lane & 3);
-        const int rd_row = tid >> 3;      /* + 16*i, i = 0..3 */
-        const int rd_col = 4 * (tid & 7); /* 4 consecutive columns */
+        /* epilogue: fragment -> fused math -> (16-bit y, k % 8 == 0) bf16/f16 staging box in
+         * 128B-swizzled smem -> TMA store of 64 x 64 boxes (the hardware clips m >= M, n >= k),
+         * double-buffered per consumer; otherwise direct masked pair stores. Fragment layout
+         * (src/ptx/wgmma.cuh): acc[4j + 2h + e] is row 16*warp + lane/4 + 8h, column
+         * 8j + 2*(lane%4) + e of this consumer's 64 x BN block. */
+        const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8 */
+        const int64_t m_row0 = m0 + 64 * cw + r_lo;
+        const bool ok0 = m_row0 < a.gemm_m, ok1 = m_row0 + 8 < a.gemm_m;
+        const int64_t rowoff0 = m_row0 * a.gemm_n, rowoff1 = (m_row0 + 8) * a.gemm_n;
+        const bool use_tma = a.tma_store && !partial;
 #pragma unroll
         for (int ch = 0; ch < BN / SM90_EPI_COLS; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the warpgroup */
+            const uint32_t buf = chunk_count & 1u;
+            uint8_t *const box = stg + buf * SM90_EPI_BUF_BYTES;
+            if (use_tma) {
+                /* the store that last read this buffer (2 chunks ago) must have finished reading */
+                if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
+                ptx_bar_sync(1 + cw, 128);
+            }
 #pragma unroll
             for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
-                const int j = ch * (SM90_EPI_COLS / 8) + jj; /* 8-column block of the fragment */
-                *(float2 *)&stg[frag_row * SM90_EPI_LD + jj * 8 + frag_col] = make_float2(acc[4 * j], acc[4 * j + 1]);
-                *(float2 *)&stg[(frag_row + 8) * SM90_EPI_LD + jj * 8 + frag_col] =
-                    make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+                const int j = ch * (SM90_EPI_COLS / 8) + jj;
+                const int64_t n = (int64_t)n0 + 8 * j + 2 * (lane & 3);
+                float v0 = acc[4 * j], v1 = acc[4 * j + 1], v2 = acc[4 * j + 2], v3 = acc[4 * j + 3];
+                if (!partial) {
+                    float2 sc = make_float2(1.0f, 1.0f), bi = make_float2(0.0f, 0.0f);
+                    if (GENERAL) {
+                        const bool c0 = n < a.gemm_n, c1 = n + 1 < a.gemm_n;
+                        if (a.has_scale) sc = make_float2(c0 ? __ldg(a.scale + n) : 0.0f, c1 ? __ldg(a.scale + n + 1) : 0.0f);
+                        if (a.has_bias) bi = make_float2(c0 ? __ldg(a.bias + n) : 0.0f, c1 ? __ldg(a.bias + n + 1) : 0.0f);
+                    }
+                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, sc, bi);
+                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, sc, bi);
+                }
+                if (use_tma) {
+                    /* row r at r*128 B; 16-byte chunk jj of the row at (jj ^ (r & 7)) * 16 */
+                    const uint32_t in_chunk = 4u * (uint32_t)(lane & 3);
+                    const int ra = r_lo, rb = r_lo + 8;
+                    *(uint32_t *)(box + ra * 128 + ((jj ^ (ra & 7)) << 4) + in_chunk) = sm90_pack2(a.out_dtype, v0, v1);
+                    *(uint32_t *)(box + rb * 128 + ((jj ^ (rb & 7)) << 4) + in_chunk) = sm90_pack2(a.out_dtype, v2, v3);
+                } else {
+                    sm90_store_pair(a, rowoff0, n, ok0, v0, v1, partial, split);
+                    sm90_store_pair(a, rowoff1, n, ok1, v2, v3, partial, split);
+                }
             }
-            ptx_bar_sync(1 + cw, 128);
-#pragma unroll 1
-            for (int i = 0; i < 4; i++) {
-                const int row = rd_row + 16 * i;
-                const int64_t m = m0 + 64 * cw + row;
-                const int64_t n = (int64_t)n0 + ch * SM90_EPI_COLS + rd_col;
-                if (m < a.gemm_m && n < a.gemm_n)
-                    sm90_store4(a, m, n, *(const float4 *)&stg[row * SM90_EPI_LD + rd_col], partial, split);
+            if (use_tma) {
+                ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
+                ptx_bar_sync(1 + cw, 128);
+                if (tid == 0) {
+                    ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, stg_smem + buf * SM90_EPI_BUF_BYTES,
+                                                                  n0 + ch * SM90_EPI_COLS, (int32_t)(m0 + 64 * cw));
+                    ptx_cp_async_bulk_commit_group();
+                }
+                chunk_count++;
             }
-            ptx_bar_sync(1 + cw, 128); /* staging free for the next chunk */
         }
     }
+    if (tid == 0) ptx_cp_async_bulk_wait_group<0>(); /* all TMA stores complete before exit */
 }
 
 /* Split-K reduction: y[m, n] = epilogue(sum over splits, in order, of workspace[split][m][n]).
@@ -449,7 +563,10 @@ __global__ void __launch_bounds__(256) igemm_sm90_splitk_reduce_kernel(const __g
 typedef struct sm90_state {
     CUtensorMap tmap_x; /* im2col map of x; valid when have_x */
     CUtensorMap tmap_w; /* tiled map of the filter; valid when have_w */
+    CUtensorMap tmap_y; /* tiled 2-D {k, M} map of y for TMA stores; valid when have_y */
     const void *x_key;
+    const void *y_key;
+    int have_y;
     const void *w_key;
     int w_bn; /* box rows the filter map was encoded for */
     int have_x, have_w;
@@ -629,20 +746,32 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     return IGEMM_STATUS_SUCCESS;
 }
 
-typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, igemm_sm90_args_t);
+typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
 
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bn)
+#define SM90_PICK_BN(DT, GEN)                                                                          \
+    do {                                                                                               \
+        if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<DT, 256, GEN>;                            \
+        if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<DT, 128, GEN>;                            \
+        if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<DT, 64, GEN>;                              \
+    } while (0)
+
+/* The kernel instance for (input dtype, BN, epilogue kind). */
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bn, bool general)
 {
     if (dt == IGEMM_DTYPE_BF16) {
-        if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_BF16, 256>;
-        if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_BF16, 128>;
-        if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_BF16, 64>;
+        if (general) SM90_PICK_BN(IGEMM_DTYPE_BF16, true);
+        else SM90_PICK_BN(IGEMM_DTYPE_BF16, false);
     } else if (dt == IGEMM_DTYPE_F16) {
-        if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_F16, 256>;
-        if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_F16, 128>;
-        if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<IGEMM_DTYPE_F16, 64>;
+        if (general) SM90_PICK_BN(IGEMM_DTYPE_F16, true);
+        else SM90_PICK_BN(IGEMM_DTYPE_F16, false);
     }
     return NULL;
+}
+
+/* 1 if the epilogue needs more than y = alpha * acc. */
+static bool sm90_general_epilogue(const igemm_conv_params_t *p)
+{
+    return p->has_scale || p->has_bias || p->has_residual || p->act != IGEMM_ACT_NONE;
 }
 
 static igemm_status_t sm90_cuda_fail(const char *what, cudaError_t e)
@@ -656,7 +785,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 {
     sm90_state_t *st = sm90_state_of(state);
     const int bn = cfg->bn;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, bn);
+    const bool general = sm90_general_epilogue(p);
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, bn, general);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -696,6 +826,21 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->have_w = 1;
     }
 
+    /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
+    const int tma_store = p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && cfg->split_k <= 1 &&
+                          p->gemm_m < ((int64_t)1 << 31) - 256;
+    if (tma_store && (!st->have_y || st->y_key != p->y)) {
+        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
+        const uint64_t strides[1] = {(uint64_t)p->k * 2};
+        const uint32_t box[2] = {SM90_EPI_COLS, 64};
+        st->have_y = 0;
+        rc = igemm_tmap_encode_tiled(&st->tmap_y, p->out_dtype, p->y, 2, dims, strides, box,
+                                     CU_TENSOR_MAP_SWIZZLE_128B);
+        if (rc != IGEMM_STATUS_SUCCESS) return rc;
+        st->y_key = p->y;
+        st->have_y = 1;
+    }
+
     igemm_sm90_args_t a;
     memset(&a, 0, sizeof a);
     a.gemm_m = p->gemm_m;
@@ -727,6 +872,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.has_residual = p->has_residual;
     a.out_dtype = (int32_t)p->out_dtype;
     a.vec4 = (p->gemm_n % 4) == 0;
+    a.vec2 = (p->gemm_n % 2) == 0;
+    a.tma_store = tma_store;
     a.scale = p->scale;
     a.bias = p->bias;
     a.residual = p->residual;
@@ -743,7 +890,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->smem_attr_done = 1;
     }
     const int grid = cfg->grid > 0 ? cfg->grid : 1;
-    kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, a);
+    kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y, a);
     e = cudaGetLastError();
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
     if (a.splits > 1) {
