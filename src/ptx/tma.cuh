@@ -38,6 +38,17 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col(uint32
                  : "memory");
 }
 
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: loads the
+ * tensor map's 2-D box at {c0, c1} into dst and signals its byte count on bar. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile(uint32_t dst, const void *tmap, uint32_t bar,
+                                                                        int32_t c0, int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
 /* cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: stores the shared-memory box at src to
  * the tensor map's box at {c0, c1} (innermost first). Out-of-bounds parts of the box are not
  * written (the hardware clips them). Completion is tracked by bulk async-groups. */

@@ -300,6 +300,13 @@ static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, f
     return *(const uint32_t *)&h;
 }
 
+/* Unpacks a 16-bit pair of dtype out_dtype (F16 or BF16) into two floats. */
+static __device__ __forceinline__ float2 sm90_unpack2(int out_dtype, uint32_t raw)
+{
+    if (out_dtype == IGEMM_DTYPE_F16) return __half22float2(*(const __half2 *)&raw);
+    return __bfloat1622float2(*(const __nv_bfloat162 *)&raw);
+}
+
 /* Direct store of one (already epilogued) column pair to y, or raw partials to the split-K
  * workspace; masks m >= M (row_ok) and columns >= N. */
 static __device__ __forceinline__ void sm90_store_pair(const igemm_sm90_args_t &a, int64_t rowoff, int64_t n,
@@ -333,6 +340,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
                                    const __grid_constant__ CUtensorMap tmap_y,
+                                   const __grid_constant__ CUtensorMap tmap_r,
                                    const __grid_constant__ igemm_sm90_args_t a)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
@@ -348,12 +356,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     uint8_t *const epi = smem_raw + (base - raw) + epi_off; /* generic pointer to the staging */
     const uint32_t full_bar = base + epi_off + SM90_EPI_BYTES; /* full[i]  = full_bar + 8 i  */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;     /* empty[i] = empty_bar + 8 i */
+    const uint32_t res_bar = empty_bar + 8u * (uint32_t)S;      /* res[2*consumer + buffer]   */
 
     if (threadIdx.x == 0) {
         for (int i = 0; i < S; i++) {
             ptx_mbarrier_init(full_bar + 8u * i, 1);
             ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
         }
+        for (int i = 0; i < 4; i++) ptx_mbarrier_init(res_bar + 8u * i, 1);
         ptx_fence_mbarrier_init_release_cluster();
     }
     __syncthreads();
@@ -420,6 +430,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     uint8_t *const stg = epi + cw * 2 * SM90_EPI_BUF_BYTES;
     const uint32_t stg_smem = base + epi_off + (uint32_t)cw * 2u * SM90_EPI_BUF_BYTES;
     uint32_t chunk_count = 0; /* epilogue chunks stored so far: staging buffer = chunk_count & 1 */
+    /* residual by TMA into the staging box the output of the same chunk overwrites (each thread
+     * reads, then writes, exactly its own elements), prefetched one chunk ahead */
+    const bool res_tma = GENERAL && a.has_residual && a.tma_store && !partial;
+    const uint32_t my_res_bar = res_bar + 16u * (uint32_t)cw; /* + 8 * buffer */
+    uint32_t res_phase = 0;                                    /* bit b: parity of buffer b */
     if (threadIdx.x == 128 * wg && a.tma_store) ptx_prefetch_tensormap(&tmap_y);
 
     float acc[BN / 2];
@@ -433,6 +448,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         int n0, kb0, kb1, split;
         sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1, split);
         const int nk = kb1 - kb0;
+        if (res_tma && tid == 0) {
+            /* buffer of this tile's chunk 0: its last store (2 chunks ago) must be done reading */
+            const uint32_t b = chunk_count & 1u;
+            ptx_cp_async_bulk_wait_group_read<1>();
+            ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * b, SM90_EPI_BUF_BYTES);
+            ptx_cp_async_bulk_tensor_2d_tile(stg_smem + b * SM90_EPI_BUF_BYTES, &tmap_r, my_res_bar + 8u * b, n0,
+                                             (int32_t)(m0 + 64 * cw));
+        }
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
@@ -483,31 +506,67 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             const uint32_t buf = chunk_count & 1u;
             uint8_t *const box = stg + buf * SM90_EPI_BUF_BYTES;
             if (use_tma) {
-                /* the store that last read this buffer (2 chunks ago) must have finished reading */
-                if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
+                if (tid == 0) {
+                    /* the store that last read this buffer (2 chunks ago) must have finished reading */
+                    ptx_cp_async_bulk_wait_group_read<1>();
+                    if (res_tma && ch + 1 < BN / SM90_EPI_COLS && (int64_t)n0 + (ch + 1) * SM90_EPI_COLS < a.gemm_n) {
+                        /* prefetch the next chunk's residual into the other buffer, once the
+                         * previous chunk's store has read it */
+                        ptx_cp_async_bulk_wait_group_read<0>();
+                        const uint32_t nb = buf ^ 1u;
+                        ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * nb, SM90_EPI_BUF_BYTES);
+                        ptx_cp_async_bulk_tensor_2d_tile(stg_smem + nb * SM90_EPI_BUF_BYTES, &tmap_r,
+                                                         my_res_bar + 8u * nb, n0 + (ch + 1) * SM90_EPI_COLS,
+                                                         (int32_t)(m0 + 64 * cw));
+                    }
+                }
                 ptx_bar_sync(1 + cw, 128);
+                if (res_tma) {
+                    ptx_mbarrier_wait_parity(my_res_bar + 8u * buf, (res_phase >> buf) & 1u);
+                    res_phase ^= 1u << buf;
+                }
+            }
+            /* per-column scale and bias of this chunk, all loads issued before any use */
+            float2 scv[SM90_EPI_COLS / 8], biv[SM90_EPI_COLS / 8];
+#pragma unroll
+            for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
+                const int64_t n = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * jj + 2 * (lane & 3);
+                const int64_t c0 = n < a.gemm_n ? n : a.gemm_n - 1, c1 = n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1;
+                scv[jj] = make_float2(1.0f, 1.0f);
+                biv[jj] = make_float2(0.0f, 0.0f);
+                if (GENERAL && !partial && a.has_scale) scv[jj] = make_float2(__ldg(a.scale + c0), __ldg(a.scale + c1));
+                if (GENERAL && !partial && a.has_bias) biv[jj] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
             }
 #pragma unroll
             for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
                 const int j = ch * (SM90_EPI_COLS / 8) + jj;
                 const int64_t n = (int64_t)n0 + 8 * j + 2 * (lane & 3);
                 float v0 = acc[4 * j], v1 = acc[4 * j + 1], v2 = acc[4 * j + 2], v3 = acc[4 * j + 3];
-                if (!partial) {
-                    float2 sc = make_float2(1.0f, 1.0f), bi = make_float2(0.0f, 0.0f);
-                    if (GENERAL) {
-                        const bool c0 = n < a.gemm_n, c1 = n + 1 < a.gemm_n;
-                        if (a.has_scale) sc = make_float2(c0 ? __ldg(a.scale + n) : 0.0f, c1 ? __ldg(a.scale + n + 1) : 0.0f);
-                        if (a.has_bias) bi = make_float2(c0 ? __ldg(a.bias + n) : 0.0f, c1 ? __ldg(a.bias + n + 1) : 0.0f);
+                /* row r at r*128 B; 16-byte chunk jj of the row at (jj ^ (r & 7)) * 16 */
+                const uint32_t in_chunk = 4u * (uint32_t)(lane & 3);
+                const int ra = r_lo, rb = r_lo + 8;
+                uint32_t *const pa = (uint32_t *)(box + ra * 128 + ((jj ^ (ra & 7)) << 4) + in_chunk);
+                uint32_t *const pb = (uint32_t *)(box + rb * 128 + ((jj ^ (rb & 7)) << 4) + in_chunk);
+                if (res_tma) {
+                    /* v = act(alpha*scale*acc + bias + beta*residual), residual from the box */
+                    const float2 ra2 = sm90_unpack2(a.out_dtype, *pa), rb2 = sm90_unpack2(a.out_dtype, *pb);
+                    v0 = (a.alpha * v0) * scv[jj].x + biv[jj].x + a.beta * ra2.x;
+                    v1 = (a.alpha * v1) * scv[jj].y + biv[jj].y + a.beta * ra2.y;
+                    v2 = (a.alpha * v2) * scv[jj].x + biv[jj].x + a.beta * rb2.x;
+                    v3 = (a.alpha * v3) * scv[jj].y + biv[jj].y + a.beta * rb2.y;
+                    if (a.act != IGEMM_ACT_NONE) {
+                        v0 = igemm_act_dev(a.act, v0, a.act_param);
+                        v1 = igemm_act_dev(a.act, v1, a.act_param);
+                        v2 = igemm_act_dev(a.act, v2, a.act_param);
+                        v3 = igemm_act_dev(a.act, v3, a.act_param);
                     }
-                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, sc, bi);
-                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, sc, bi);
+                } else if (!partial) {
+                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, scv[jj], biv[jj]);
+                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, scv[jj], biv[jj]);
                 }
                 if (use_tma) {
-                    /* row r at r*128 B; 16-byte chunk jj of the row at (jj ^ (r & 7)) * 16 */
-                    const uint32_t in_chunk = 4u * (uint32_t)(lane & 3);
-                    const int ra = r_lo, rb = r_lo + 8;
-                    *(uint32_t *)(box + ra * 128 + ((jj ^ (ra & 7)) << 4) + in_chunk) = sm90_pack2(a.out_dtype, v0, v1);
-                    *(uint32_t *)(box + rb * 128 + ((jj ^ (rb & 7)) << 4) + in_chunk) = sm90_pack2(a.out_dtype, v2, v3);
+                    *pa = sm90_pack2(a.out_dtype, v0, v1);
+                    *pb = sm90_pack2(a.out_dtype, v2, v3);
                 } else {
                     sm90_store_pair(a, rowoff0, n, ok0, v0, v1, partial, split);
                     sm90_store_pair(a, rowoff1, n, ok1, v2, v3, partial, split);
@@ -564,6 +623,9 @@ typedef struct sm90_state {
     CUtensorMap tmap_x; /* im2col map of x; valid when have_x */
     CUtensorMap tmap_w; /* tiled map of the filter; valid when have_w */
     CUtensorMap tmap_y; /* tiled 2-D {k, M} map of y for TMA stores; valid when have_y */
+    CUtensorMap tmap_r; /* the same map over the residual (TMA loads); valid when have_r */
+    const void *r_key;
+    int have_r;
     const void *x_key;
     const void *y_key;
     int have_y;
@@ -593,7 +655,7 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
 static size_t sm90_smem_bytes(int bn, int stages)
 {
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * (SM90_A_STAGE_BYTES + (size_t)bn * SM90_BK * 2) +
-           SM90_EPI_BYTES + (size_t)stages * 16;
+           SM90_EPI_BYTES + (size_t)stages * 16 + 32;
 }
 
 static int sm90_stages_for(int bn, int smem_optin)
@@ -746,7 +808,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     return IGEMM_STATUS_SUCCESS;
 }
 
-typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
+typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
 
 #define SM90_PICK_BN(DT, GEN)                                                                          \
     do {                                                                                               \
@@ -840,6 +902,17 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->y_key = p->y;
         st->have_y = 1;
     }
+    if (tma_store && p->has_residual && (!st->have_r || st->r_key != p->residual)) {
+        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
+        const uint64_t strides[1] = {(uint64_t)p->k * 2};
+        const uint32_t box[2] = {SM90_EPI_COLS, 64};
+        st->have_r = 0;
+        rc = igemm_tmap_encode_tiled(&st->tmap_r, p->out_dtype, p->residual, 2, dims, strides, box,
+                                     CU_TENSOR_MAP_SWIZZLE_128B);
+        if (rc != IGEMM_STATUS_SUCCESS) return rc;
+        st->r_key = p->residual;
+        st->have_r = 1;
+    }
 
     igemm_sm90_args_t a;
     memset(&a, 0, sizeof a);
@@ -890,7 +963,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->smem_attr_done = 1;
     }
     const int grid = cfg->grid > 0 ? cfg->grid : 1;
-    kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y, a);
+    kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y, st->tmap_r, a);
     e = cudaGetLastError();
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
     if (a.splits > 1) {
