@@ -77,6 +77,14 @@ if has ncu; then
   done
   note "ncu: $(grep -c 'ncu rc=0' "$OUT/ncu.log") of 3 profiles"
 fi
+if has ncusrc; then
+  stamp ncusrc
+  S1=${NCU_SHAPE:-r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1}
+  timeout 150 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SourceCounters --section WarpStateStats --import-source yes -o /tmp/igemm_src -f \
+    ./build/igemm run --shape "$S1" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1
+  ncu -i /tmp/igemm_src.ncu-rep --page source --csv --print-source sass > "$OUT/ncu_src.csv" 2>&1 || ncu -i /tmp/igemm_src.ncu-rep --page source --csv > "$OUT/ncu_src.csv" 2>&1
+  note "ncusrc: $(wc -l < "$OUT/ncu_src.csv") lines"
+fi
 if has bench; then
   stamp bench
   timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --csv "$OUT/bench_bf16.csv" > "$OUT/bench.log" 2>&1; note "bench bf16 rc=$?"
