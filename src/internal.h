@@ -100,7 +100,8 @@ typedef struct igemm_family {
 #define IGEMM_FAMILY_STATE_BYTES 4096
 
 /* Families (defined in their .cu files; absent in a build without CUDA). */
-extern const igemm_family_t igemm_family_sm90;   /* src/sm90/conv2d_fprop.cu */
+extern const igemm_family_t igemm_family_sm90;      /* src/sm90/conv2d_fprop.cu */
+extern const igemm_family_t igemm_family_sm90_fold; /* src/sm90/conv2d_fold.cu: small c */
 extern const igemm_family_t igemm_family_sm80;   /* src/sm80/conv2d_fprop.cu */
 extern const igemm_family_t igemm_family_direct; /* src/gpu_ref/conv2d_direct.cu */
 

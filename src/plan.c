@@ -2,7 +2,7 @@
  * plan.c — the planner: problem -> kernel family + tile configuration.
  *
  * Families are tried in priority order (fastest first): sm90 (TMA im2col + wgmma, Hopper
- * only), sm80 general (mma.sync, every valid shape on cc >= 8.0), direct (naive, any GPU).
+ * only), sm90 fold (small c: taps folded into 64 channels, then the sm90 kernel), sm80 general (mma.sync, every valid shape on cc >= 8.0), direct (naive, any GPU).
  * Each family's supports() says whether it takes the problem and, if not, why; those reasons
  * go into igemm_plan_describe() so a user sees why the fast path was not taken.
  * A path forced through igemm_plan_options_t.path is tried alone.
@@ -15,6 +15,7 @@
 #ifdef IGEMM_HAVE_CUDA
 static const igemm_family_t *const k_families[] = {
     &igemm_family_sm90,
+    &igemm_family_sm90_fold,
     &igemm_family_sm80,
     &igemm_family_direct,
 };

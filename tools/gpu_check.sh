@@ -39,7 +39,7 @@ fi
 if has smoke; then
   stamp smoke
   for path in direct general sm90; do
-    for s in "t1x1,1,8,8,64,64,1,1,1,1,0,0,1,1" "t3x3,2,12,12,64,128,3,3,1,1,1,1,1,1" "ts2,2,15,15,128,64,3,3,2,2,1,1,1,1" "tdil,1,20,20,64,72,3,3,1,1,2,2,2,2" "t7x7,3,7,7,128,256,3,3,1,1,1,1,1,1" "todd,1,9,11,24,40,3,5,2,1,2,1,1,2"; do
+    for s in "t1x1,1,8,8,64,64,1,1,1,1,0,0,1,1" "t3x3,2,12,12,64,128,3,3,1,1,1,1,1,1" "ts2,2,15,15,128,64,3,3,2,2,1,1,1,1" "tdil,1,20,20,64,72,3,3,1,1,2,2,2,2" "t7x7,3,7,7,128,256,3,3,1,1,1,1,1,1" "todd,1,9,11,24,40,3,5,2,1,2,1,1,2" "tconv1,2,40,36,3,64,7,7,2,2,3,3,1,1" "tc5dil,1,19,23,5,24,3,3,1,2,2,1,2,1"; do
       timeout 60 ./build/igemm check --shape "$s" --path $path --epilogue none,full >> "$OUT/smoke.log" 2>&1; echo "smoke $path ${s%%,*} rc=$?" >> "$OUT/smoke.log"
     done
   done
@@ -84,6 +84,14 @@ if has ncusrc; then
     ./build/igemm run --shape "$S1" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1
   ncu -i /tmp/igemm_src.ncu-rep --page source --csv --print-source sass > "$OUT/ncu_src.csv" 2>&1 || ncu -i /tmp/igemm_src.ncu-rep --page source --csv > "$OUT/ncu_src.csv" 2>&1
   note "ncusrc: $(wc -l < "$OUT/ncu_src.csv") lines"
+fi
+if has bnsweep; then
+  stamp bnsweep
+  SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_256|r50_l1_1x1_256_64|r50_l2_1x1_128_512|r50_l4_3x3_512|r50_l3_3x3_256|vgg_3x3_64|sd_unet_3x3_320|sd_unet_3x3_640|sd_vae_3x3_128|r50_l4_1x1_1024_512)," "$IGEMM_SHAPES" > $SW
+  for bn in 64 128 256; do
+    IGEMM_SM90_FORCE_BN=$bn timeout 120 ./build/igemm bench --shapes $SW --iters 50 2>/dev/null | grep -E "sm90" | awk -v bn=$bn '{print "bn=" bn, $1, $3}' >> "$OUT/bench.log"
+  done
+  grep "^bn=" "$OUT/bench.log" | sort -k2,2 -k1,1 | tee -a "$SUMMARY"
 fi
 if has bench; then
   stamp bench

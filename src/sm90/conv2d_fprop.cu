@@ -277,6 +277,17 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             }
         }
     }
+    /* developer knob for tuning the model: IGEMM_SM90_FORCE_BN=64|128|256 (read at plan time) */
+    const char *force = getenv("IGEMM_SM90_FORCE_BN");
+    if (force != NULL && (atoi(force) == 64 || atoi(force) == 128 || atoi(force) == 256)) {
+        const int fbn = atoi(force);
+        const int fst = sm90_stages_for(fbn, dev->smem_optin_per_block);
+        if (fst >= 2) {
+            best_bn = fbn;
+            best_stages = fst;
+            best_split = 1;
+        }
+    }
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);

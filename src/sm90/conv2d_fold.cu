@@ -1,0 +1,239 @@
+/*
+ * conv2d_fold.cu — the sm90 path for convolutions with few input channels (the first layer of
+ * an image network: c = 3), which the TMA im2col path cannot take (a pixel row of c*2 bytes must
+ * be a multiple of 16). Exports igemm_family_sm90_fold (path IGEMM_PATH_SM90).
+ *
+ * ALGORITHM: fold filter taps into channels, then run the sm90 kernel (conv2d_fprop.cu).
+ *   F = floor(64 / (S*C)) filter rows and all S filter columns are folded into one 64-channel
+ *   pixel of a workspace tensor x' (channels >= F*S*C are zero):
+ *       x'[n, i, q, (dr*S + s)*C + c] = x[n, i + dr*dil_h - pad_top, q*stride_w + s*dil_w - pad_left, c]
+ *   (zero outside the input), for i = 0 .. H'-1, q = 0 .. Q-1, with
+ *       R' = ceil(R / F),   H' = (P-1)*stride_h + (R'-1)*F*dil_h + 1.
+ *   The filter is folded the same way: w'[k, r', 0, (dr*S + s)*C + c] = w[k, r'*F + dr, s, c]
+ *   (zero for r'*F + dr >= R). Then y = conv(x', w') with an R' x 1 filter, stride (stride_h, 1),
+ *   dilation (F*dil_h, 1), no padding, C' = 64:
+ *       y[n,p,q,k] = sum_{r',dr,s,c} w[k, r'F+dr, s, c] * x[n, p*sh + (r'F+dr)*dil_h - pt, q*sw + s*dw - pl, c]
+ *   which is the original convolution (r = r'F + dr), with the same P and Q. The epilogue is
+ *   the sm90 kernel's, unchanged.
+ *   ResNet-50 conv1 (7x7, c = 3, stride 2): F = 3, R' = 3, K' = 192 MACs per output instead of
+ *   147 (1.3x), x' = n * 229 * 112 * 64 * 2 bytes (105 MB at n = 32).
+ * LAYOUTS: x NHWC, w KRSC, x' NHWC with C' = 64, w' K x R' x 1 x 64, y NHWC.
+ * KERNELS: igemm_fold_x_kernel writes x' with one thread per 16-byte (8-channel) chunk (coalesced
+ *   16 B stores, 2-byte gathers from x, which is small and L2-resident); igemm_fold_w_kernel
+ *   likewise for w'. Both copy raw 16-bit values (dtype-agnostic).
+ * WORKSPACE: [sm90 split-K partials][x'][w'], allocated at plan creation.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../internal.h"
+
+#define FOLD_C 64 /* channels of x' and w' (the sm90 kernel's BK) */
+
+/* Fold geometry derived from the original problem. */
+typedef struct fold_geom {
+    int64_t f;      /* filter rows folded per x' pixel */
+    int64_t rp;     /* R' = ceil(R / F) */
+    int64_t hp;     /* H' */
+    int64_t used;   /* F*S*C channels that carry data */
+    int64_t x_elems, w_elems;
+} fold_geom_t;
+
+static void fold_geometry(const igemm_conv_params_t *p, fold_geom_t *g)
+{
+    g->f = FOLD_C / (p->s * p->c);
+    if (g->f > p->r) g->f = p->r;
+    if (g->f < 1) g->f = 1;
+    g->rp = (p->r + g->f - 1) / g->f;
+    g->hp = (p->p - 1) * p->stride_h + (g->rp - 1) * g->f * p->dil_h + 1;
+    g->used = g->f * p->s * p->c;
+    g->x_elems = p->n * g->hp * p->q * FOLD_C;
+    g->w_elems = p->k * g->rp * FOLD_C;
+}
+
+/* The derived problem the sm90 kernel runs on x' and w'. */
+static void fold_params(const igemm_conv_params_t *p, const fold_geom_t *g, igemm_conv_params_t *d)
+{
+    *d = *p;
+    d->h = g->hp;
+    d->w = p->q;
+    d->c = FOLD_C;
+    d->cg = FOLD_C;
+    d->r = g->rp;
+    d->s = 1;
+    d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = 0;
+    d->stride_w = 1;
+    d->dil_h = g->f * p->dil_h;
+    d->dil_w = 1;
+    d->gemm_k = g->rp * FOLD_C;
+}
+
+static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
+
+/* ------------------------------------------------------------------ device code */
+
+/* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. */
+__global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
+                                                           igemm_conv_params_t p, int64_t hp, int64_t used)
+{
+    const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
+    const int64_t sc = p.s * p.c;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t ch = t % (FOLD_C / 8);
+        const int64_t pix = t / (FOLD_C / 8);
+        const int64_t q = pix % p.q;
+        const int64_t ni = pix / p.q;
+        const int64_t i = ni % hp;
+        const int64_t n = ni / hp;
+        uint16_t v[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const int64_t f = ch * 8 + j;
+            uint16_t val = 0;
+            if (f < used) {
+                const int64_t dr = f / sc, rem = f - dr * sc;
+                const int64_t s = rem / p.c, c = rem - s * p.c;
+                const int64_t row = i + dr * p.dil_h - p.pad_top;
+                const int64_t col = q * p.stride_w + s * p.dil_w - p.pad_left;
+                if (row >= 0 && row < p.h && col >= 0 && col < p.w) val = x[((n * p.h + row) * p.w + col) * p.c + c];
+            }
+            v[j] = val;
+        }
+        uint4 out;
+        out.x = (uint32_t)v[0] | ((uint32_t)v[1] << 16);
+        out.y = (uint32_t)v[2] | ((uint32_t)v[3] << 16);
+        out.z = (uint32_t)v[4] | ((uint32_t)v[5] << 16);
+        out.w = (uint32_t)v[6] | ((uint32_t)v[7] << 16);
+        *(uint4 *)(xf + t * 8) = out;
+    }
+}
+
+/* w'[k, r', 0, f] (one thread per element). */
+__global__ void __launch_bounds__(256) igemm_fold_w_kernel(const uint16_t *__restrict__ w, uint16_t *__restrict__ wf,
+                                                           igemm_conv_params_t p, int64_t f_rows, int64_t rp, int64_t used)
+{
+    const int64_t total = p.k * rp * FOLD_C;
+    const int64_t sc = p.s * p.c;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t f = t % FOLD_C;
+        const int64_t kr = t / FOLD_C;
+        const int64_t r2 = kr % rp;
+        const int64_t k = kr / rp;
+        uint16_t val = 0;
+        if (f < used) {
+            const int64_t dr = f / sc, rem = f - dr * sc;
+            const int64_t s = rem / p.c, c = rem - s * p.c;
+            const int64_t r = r2 * f_rows + dr;
+            if (r < p.r) val = w[((k * p.r + r) * p.s + s) * p.c + c];
+        }
+        wf[t] = val;
+    }
+}
+
+/* ------------------------------------------------------------------ host code */
+
+#define FOLD_MAX_WORKSPACE ((int64_t)2 << 30) /* x' is materialised: keep it bounded */
+
+#define FOLD_WHY(...)                                                                                  \
+    do {                                                                                               \
+        if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                       \
+    } while (0)
+
+static int fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why, size_t why_len)
+{
+    fold_geom_t g;
+    igemm_conv_params_t d;
+    char inner[192];
+    if (p->c % 8 == 0) {
+        FOLD_WHY("c = %lld is a multiple of 8: the direct TMA im2col path takes it", (long long)p->c);
+        return 0;
+    }
+    if (p->groups != 1) {
+        FOLD_WHY("groups = %lld: the fold path takes groups == 1 only", (long long)p->groups);
+        return 0;
+    }
+    if (p->s * p->c > FOLD_C) {
+        FOLD_WHY("s*c = %lld: one filter row must fold into %d channels", (long long)(p->s * p->c), FOLD_C);
+        return 0;
+    }
+    fold_geometry(p, &g);
+    if ((g.x_elems + g.w_elems) * 2 > FOLD_MAX_WORKSPACE) {
+        FOLD_WHY("folded input would take %lld MB of workspace (limit %lld MB)",
+                 (long long)((g.x_elems + g.w_elems) * 2 >> 20), (long long)(FOLD_MAX_WORKSPACE >> 20));
+        return 0;
+    }
+    fold_params(p, &g, &d);
+    inner[0] = '\0';
+    if (!igemm_family_sm90.supports(&d, dev, inner, sizeof inner)) {
+        FOLD_WHY("folded problem refused by the TMA path: %s", inner);
+        return 0;
+    }
+    return 1;
+}
+
+static igemm_status_t fold_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                     igemm_kernel_config_t *cfg)
+{
+    fold_geom_t g;
+    igemm_conv_params_t d;
+    char inner_desc[sizeof cfg->desc];
+    fold_geometry(p, &g);
+    fold_params(p, &g, &d);
+    igemm_status_t st = igemm_family_sm90.configure(&d, dev, cfg);
+    if (st != IGEMM_STATUS_SUCCESS) return st;
+    const size_t inner_ws = align256(cfg->workspace_bytes);
+    cfg->workspace_bytes = inner_ws + align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
+    memcpy(inner_desc, cfg->desc, sizeof inner_desc);
+    snprintf(cfg->desc, sizeof cfg->desc,
+             "fold %lld filter row(s) x %lld taps x c=%lld into 64 channels (x' %lld MB, R'=%lld, K'=%lld), then %s",
+             (long long)g.f, (long long)p->s, (long long)p->c, (long long)((size_t)g.x_elems * 2 >> 20),
+             (long long)g.rp, (long long)(g.rp * FOLD_C), inner_desc);
+    return IGEMM_STATUS_SUCCESS;
+}
+
+static int fold_grid(int64_t work, int sm_hint)
+{
+    int64_t blocks = (work + 255) / 256;
+    const int64_t cap = (int64_t)sm_hint * 16;
+    if (blocks > cap) blocks = cap;
+    return blocks < 1 ? 1 : (int)blocks;
+}
+
+static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
+                               void *state, void *stream)
+{
+    fold_geom_t g;
+    igemm_conv_params_t d;
+    fold_geometry(p, &g);
+    fold_params(p, &g, &d);
+    const size_t fold_bytes = align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
+    if (workspace == NULL || cfg->workspace_bytes < fold_bytes)
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 fold run: workspace of %zu B missing", fold_bytes);
+    const size_t inner_ws = cfg->workspace_bytes - fold_bytes;
+    uint8_t *base = (uint8_t *)workspace;
+    uint16_t *xf = (uint16_t *)(base + inner_ws);
+    uint16_t *wf = (uint16_t *)(base + inner_ws + align256((size_t)g.x_elems * 2));
+    cudaStream_t s = (cudaStream_t)stream;
+
+    igemm_fold_x_kernel<<<fold_grid(g.x_elems / 8, 132), 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) {
+        igemm_fold_w_kernel<<<fold_grid(g.w_elems, 132), 256, 0, s>>>((const uint16_t *)p->filter, wf, *p, g.f, g.rp,
+                                                                      g.used);
+        e = cudaGetLastError();
+    }
+    if (e != cudaSuccess)
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 fold kernel launch failed: %s (%s)", cudaGetErrorString(e),
+                               cudaGetErrorName(e));
+    d.x = xf;
+    d.filter = wf;
+    igemm_kernel_config_t inner = *cfg;
+    inner.workspace_bytes = inner_ws;
+    return igemm_family_sm90.run(&d, &inner, inner_ws ? workspace : NULL, state, stream);
+}
+
+extern "C" const igemm_family_t igemm_family_sm90_fold = {
+    "sm90_fold_tma_wgmma", IGEMM_PATH_SM90, fold_supports, fold_configure, fold_run,
+};
