@@ -79,6 +79,8 @@
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (api.c checks
  *   and falls back to the general path otherwise), on the device the plan was made for.
  */
+#include <stdlib.h>
+
 #include "conv2d_fprop_kernel.cuh"
 
 /* Split-K reduction: y[m, n] = epilogue(sum over splits, in order, of workspace[split][m][n]).
