@@ -24,6 +24,7 @@
  * WORKSPACE: [sm90 split-K partials][x'][w'], allocated at plan creation.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,39 +75,60 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 /* ------------------------------------------------------------------ device code */
 
-/* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. */
+/* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. The folded channel f ->
+ * (row offset dr*dil_h, column offset s*dil_w, channel c) table lives in shared memory, so the
+ * per-element work is two adds and a bounds test; the pixel index is split once per chunk (in
+ * 32-bit arithmetic when it fits: 64-bit division is slow on the GPU). */
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
                                                            igemm_conv_params_t p, int64_t hp, int64_t used)
 {
+    __shared__ int tab_row[FOLD_C], tab_col[FOLD_C], tab_c[FOLD_C];
+    if (threadIdx.x < FOLD_C) {
+        const int f = threadIdx.x;
+        const int sc = (int)(p.s * p.c);
+        const int dr = f / sc, rem = f - dr * sc;
+        const int s = rem / (int)p.c, c = rem - s * (int)p.c;
+        tab_row[f] = f < used ? dr * (int)p.dil_h - (int)p.pad_top : INT32_MIN / 2; /* unused: never in bounds */
+        tab_col[f] = s * (int)p.dil_w - (int)p.pad_left;
+        tab_c[f] = c;
+    }
+    __syncthreads();
     const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
-    const int64_t sc = p.s * p.c;
+    const bool small = p.n * hp * p.q < ((int64_t)1 << 31);
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t ch = t % (FOLD_C / 8);
-        const int64_t pix = t / (FOLD_C / 8);
-        const int64_t q = pix % p.q;
-        const int64_t ni = pix / p.q;
-        const int64_t i = ni % hp;
-        const int64_t n = ni / hp;
-        uint16_t v[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const int64_t f = ch * 8 + j;
-            uint16_t val = 0;
-            if (f < used) {
-                const int64_t dr = f / sc, rem = f - dr * sc;
-                const int64_t s = rem / p.c, c = rem - s * p.c;
-                const int64_t row = i + dr * p.dil_h - p.pad_top;
-                const int64_t col = q * p.stride_w + s * p.dil_w - p.pad_left;
-                if (row >= 0 && row < p.h && col >= 0 && col < p.w) val = x[((n * p.h + row) * p.w + col) * p.c + c];
-            }
-            v[j] = val;
+        const int ch = (int)(t & (FOLD_C / 8 - 1));
+        const int64_t pix = t >> 3;
+        int64_t q, i, n;
+        if (small) {
+            const uint32_t pu = (uint32_t)pix, qq = (uint32_t)p.q, hh = (uint32_t)hp;
+            const uint32_t ni = pu / qq;
+            q = pu - ni * qq;
+            n = ni / hh;
+            i = ni - (uint32_t)n * hh;
+        } else {
+            const int64_t ni = pix / p.q;
+            q = pix - ni * p.q;
+            n = ni / hp;
+            i = ni - n * hp;
         }
-        uint4 out;
-        out.x = (uint32_t)v[0] | ((uint32_t)v[1] << 16);
-        out.y = (uint32_t)v[2] | ((uint32_t)v[3] << 16);
-        out.z = (uint32_t)v[4] | ((uint32_t)v[5] << 16);
-        out.w = (uint32_t)v[6] | ((uint32_t)v[7] << 16);
-        *(uint4 *)(xf + t * 8) = out;
+        const int64_t img = n * p.h;
+        const int64_t col0 = q * p.stride_w;
+        uint32_t packed[4];
+#pragma unroll
+        for (int j = 0; j < 8; j += 2) {
+            uint32_t two = 0;
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int f = ch * 8 + j + e;
+                const int64_t row = i + tab_row[f];
+                const int64_t col = col0 + tab_col[f];
+                uint32_t val = 0;
+                if (row >= 0 && row < p.h && col >= 0 && col < p.w) val = x[((img + row) * p.w + col) * p.c + tab_c[f]];
+                two |= val << (16 * e);
+            }
+            packed[j / 2] = two;
+        }
+        *(uint4 *)(xf + t * 8) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
     }
 }
 

@@ -235,7 +235,8 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
 
 /* Planner. A rough cost model (microseconds on an H100-class SM) picks BN and the split:
  *   t_kblock(BN) = 128*BN*64*2 flop / (7.0e6 flop/us * eff(BN)), eff = 1.0 / 0.9 / 0.6
- *                  for BN = 256 / 128 / 64 (small N tiles are load-bound)
+ *                  for BN = 256 / 128 / 64 (small N tiles are load-bound); 0.8 for BN = 256
+ *                  when k % 256 != 0, 0.72 for BN = 128 when k % 128 != 0 (measured)
  *   t_unit       = t_kblock * ceil(k_blocks / split) + epilogue (128*BN / 65536 us)
  *   t            = ceil(units / grid) * t_unit  (+ for split > 1: 2 us + the partials'
  *                  write + read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
@@ -258,7 +259,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         if (bn == 128 && N <= 64) continue;
         const int stages = sm90_stages_for(bn, dev->smem_optin_per_block);
         if (stages < 2) continue;
-        const double eff = bn == 256 ? 1.0 : bn == 128 ? 0.9 : 0.6;
+        /* BN = 256 with a partial last N tile measured far slower than its tile count says
+         * (sd_unet_3x3_320, H200: 52 us vs 41 us at BN = 64): penalise it */
+        const double eff = bn == 256 ? (N % 256 == 0 ? 1.0 : 0.8) : bn == 128 ? (N % 128 == 0 ? 0.9 : 0.72) : 0.6;
         const int64_t tiles = ((M + SM90_BM - 1) / SM90_BM) * ((N + bn - 1) / bn);
         const double t_kb = (double)SM90_BM * bn * SM90_BK * 2.0 / (7.0e6 * eff);
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
