@@ -357,7 +357,21 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
                                cfg->split_k, cfg->workspace_bytes);
 
     /* (re-)encode the tensor maps when an operand pointer changed */
-    if (!st->have_x || st->x_key != p->x) {
+    /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
+    const int a_tiled = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                        p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0 &&
+                        p->gemm_m < ((int64_t)1 << 31) - SM90_BM;
+    if (a_tiled && (!st->have_x || st->x_key != p->x)) {
+        const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
+        const uint64_t strides[1] = {(uint64_t)p->c * 2};
+        const uint32_t box[2] = {SM90_BK, SM90_BM};
+        st->have_x = 0;
+        rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+        if (rc != IGEMM_STATUS_SUCCESS) return rc;
+        st->x_key = p->x;
+        st->have_x = 1;
+    }
+    if (!a_tiled && (!st->have_x || st->x_key != p->x)) {
         int64_t lo_w, lo_h, up_w, up_h;
         sm90_corners(p, &lo_w, &lo_h, &up_w, &up_h);
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};
@@ -443,6 +457,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.vec4 = (p->gemm_n % 4) == 0;
     a.vec2 = (p->gemm_n % 2) == 0;
     a.tma_store = tma_store;
+    a.a_tiled = a_tiled;
     a.scale = p->scale;
     a.bias = p->bias;
     a.residual = p->residual;

@@ -55,6 +55,7 @@ typedef struct igemm_sm90_args {
     int32_t act, has_scale, has_bias, has_residual, out_dtype;
     int32_t vec4; /* gemm_n % 4 == 0: 4-element row chunks are 4-element aligned */
     int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
+    int32_t a_tiled; /* 1x1, stride 1, no padding: x is the A matrix [M, C]; tmap_x is a tiled 2-D map */
     int32_t tma_store; /* y written by TMA stores from bf16/f16 staging (16-bit y, k % 8 == 0, no split) */
     const float *scale;
     const float *bias;
@@ -357,9 +358,13 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free */
                     ptx_mbarrier_arrive_expect_tx(fb, SM90_A_STAGE_BYTES + B_STAGE_BYTES);
-                    ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES, &tmap_x, fb,
-                                                       cb * SM90_BK, w0, h0, (int32_t)nb,
-                                                       (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
+                    if (a.a_tiled)
+                        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES, &tmap_x, fb,
+                                                         cb * SM90_BK, (int32_t)m0);
+                    else
+                        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES, &tmap_x, fb,
+                                                           cb * SM90_BK, w0, h0, (int32_t)nb,
+                                                           (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
                     ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
                                                      cb * SM90_BK, s, r, n0);
                     if (++cb == a.c_blocks) {
