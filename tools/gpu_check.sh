@@ -93,6 +93,16 @@ if has bnsweep; then
   done
   grep "^bn=" "$OUT/bench.log" | sort -k2,2 -k1,1 | tee -a "$SUMMARY"
 fi
+if has ppcheck; then
+  stamp ppcheck
+  IGEMM_SM90_PINGPONG=1 timeout 120 ./build/igemm_tests gpu_ > "$OUT/smoke.log" 2>&1; note "ping-pong forced, GPU tests rc=$?: $(tail -1 "$OUT/smoke.log")"
+  IGEMM_SM90_PINGPONG=1 timeout 150 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,residual-relu >> "$OUT/smoke.log" 2>&1; note "ping-pong forced, check rc=$?: $(grep -c PASS "$OUT/smoke.log") PASS $(grep -c FAIL "$OUT/smoke.log") FAIL"
+  SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_64|r50_l1_1x1_64_256|r50_l1_3x3_64|r50_l1_1x1_256_64|r50_l2_1x1_256_128|r50_l2_1x1_128_512|r50_l3_1x1_256_1024|r50_l4_1x1_512_2048|vgg_3x3_64|sd_vae_3x3_128|r50_conv1)," "$IGEMM_SHAPES" > $SW
+  for pp in 0 1; do
+    IGEMM_SM90_PINGPONG=$pp timeout 120 ./build/igemm bench --shapes $SW --iters 50 2>/dev/null | grep -E "sm90" | awk -v pp=$pp '{print "pp=" pp, $1, $3}' >> "$OUT/bench.log"
+  done
+  grep "^pp=" "$OUT/bench.log" | sort -k2,2 -k1,1 | tee -a "$SUMMARY"
+fi
 if has bench; then
   stamp bench
   timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --csv "$OUT/bench_bf16.csv" > "$OUT/bench.log" 2>&1; note "bench bf16 rc=$?"

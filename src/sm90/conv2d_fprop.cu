@@ -148,16 +148,18 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
-static size_t sm90_smem_bytes(int bn, int stages)
+/* bm: rows per work unit (128 cooperative, 64 ping-pong). Barriers: full/empty per stage, 4
+ * residual, 2 order. */
+static size_t sm90_smem_bytes(int bn, int stages, int bm)
 {
-    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * (SM90_A_STAGE_BYTES + (size_t)bn * SM90_BK * 2) +
-           SM90_EPI_BYTES + (size_t)stages * 16 + 32;
+    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
+           SM90_EPI_BYTES + (size_t)stages * 16 + 48;
 }
 
-static int sm90_stages_for(int bn, int smem_optin)
+static int sm90_stages_for(int bn, int smem_optin, int bm)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bn, s) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bn, s, bm) > (size_t)smem_optin) s--;
     return s;
 }
 
@@ -226,7 +228,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(64, dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(64, dev->smem_optin_per_block, SM90_BM) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -257,7 +259,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int bn = bns[bi];
         if (bn == 256 && N <= 128) continue;
         if (bn == 128 && N <= 64) continue;
-        const int stages = sm90_stages_for(bn, dev->smem_optin_per_block);
+        const int stages = sm90_stages_for(bn, dev->smem_optin_per_block, SM90_BM);
         if (stages < 2) continue;
         /* BN = 256 with a partial last N tile measured far slower than its tile count says
          * (sd_unet_3x3_320, H200: 52 us vs 41 us at BN = 64): penalise it */
@@ -286,7 +288,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *force = getenv("IGEMM_SM90_FORCE_BN");
     if (force != NULL && (atoi(force) == 64 || atoi(force) == 128 || atoi(force) == 256)) {
         const int fbn = atoi(force);
-        const int fst = sm90_stages_for(fbn, dev->smem_optin_per_block);
+        const int fst = sm90_stages_for(fbn, dev->smem_optin_per_block, SM90_BM);
         if (fst >= 2) {
             best_bn = fbn;
             best_stages = fst;
@@ -296,9 +298,19 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
-    const int64_t tiles = ((M + SM90_BM - 1) / SM90_BM) * ((N + best_bn - 1) / best_bn);
+    /* Ping-pong (64-row units, the consumers alternate, one's epilogue overlapping the other's
+     * mainloop) pays when the epilogue is a large share of a unit: few k-blocks per unit. It
+     * needs uniform k-blocks per unit (no split) and >= 2 units per CTA. Developer knob:
+     * IGEMM_SM90_PINGPONG=0|1 (read at plan time). */
+    const int64_t tiles_pp = ((M + 63) / 64) * ((N + best_bn - 1) / best_bn);
+    int pingpong = best_split == 1 && k_iters <= 18 && tiles_pp >= 2 * (int64_t)sms;
+    const char *fpp = getenv("IGEMM_SM90_PINGPONG");
+    if (fpp != NULL && (fpp[0] == '0' || fpp[0] == '1') && best_split == 1) pingpong = fpp[0] == '1';
+    const int bm = pingpong ? 64 : SM90_BM;
+    if (pingpong) best_stages = sm90_stages_for(best_bn, dev->smem_optin_per_block, bm);
+    const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t units = tiles * best_split;
-    cfg->bm = SM90_BM;
+    cfg->bm = bm;
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
     cfg->stages = best_stages;
@@ -308,12 +320,13 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->split_k = best_split;
     cfg->variant = SM90_GROUP_M;
     cfg->grid = (int)(units < sms ? units : sms);
-    cfg->smem_bytes = sm90_smem_bytes(best_bn, best_stages);
+    cfg->smem_bytes = sm90_smem_bytes(best_bn, best_stages, bm);
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups, persistent grid "
+             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%s), persistent grid "
              "%d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             SM90_BM, best_bn, SM90_BK, best_stages, cfg->grid, (long long)tiles, best_split,
+             bm, best_bn, SM90_BK, best_stages, pingpong ? "ping-pong" : "cooperative", cfg->grid, (long long)tiles,
+             best_split,
              best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
@@ -360,11 +373,11 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
     const int a_tiled = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                         p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0 &&
-                        p->gemm_m < ((int64_t)1 << 31) - SM90_BM;
+                        p->gemm_m < ((int64_t)1 << 31) - cfg->bm;
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};
-        const uint32_t box[2] = {SM90_BK, SM90_BM};
+        const uint32_t box[2] = {SM90_BK, (uint32_t)cfg->bm};
         st->have_x = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
@@ -382,7 +395,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         const uint32_t es[4] = {1, (uint32_t)p->stride_w, (uint32_t)p->stride_h, 1};
         st->have_x = 0;
         rc = igemm_tmap_encode_im2col(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, lower, upper, SM90_BK,
-                                      SM90_BM, es, CU_TENSOR_MAP_SWIZZLE_128B);
+                                      (uint32_t)cfg->bm, es, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->x_key = p->x;
         st->have_x = 1;
@@ -439,7 +452,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.filter_s = (int32_t)p->s;
     a.c_blocks = (int32_t)((p->c + SM90_BK - 1) / SM90_BK);
     a.k_iters = (int32_t)(p->r * p->s * a.c_blocks);
-    a.tiles_m = (int32_t)((p->gemm_m + SM90_BM - 1) / SM90_BM);
+    a.bm = cfg->bm;
+    a.pingpong = cfg->bm == 64;
+    a.tiles_m = (int32_t)((p->gemm_m + cfg->bm - 1) / cfg->bm);
     a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
     a.num_tiles = a.tiles_m * a.tiles_n;
     a.splits = cfg->split_k > 1 ? cfg->split_k : 1;

@@ -56,6 +56,10 @@ typedef struct igemm_sm90_args {
     int32_t vec4; /* gemm_n % 4 == 0: 4-element row chunks are 4-element aligned */
     int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
     int32_t a_tiled; /* 1x1, stride 1, no padding: x is the A matrix [M, C]; tmap_x is a tiled 2-D map */
+    int32_t bm;       /* rows per work unit: 128 (cooperative: both consumers, 64 rows each) or 64
+                         (ping-pong: each consumer its own units, alternating) */
+    int32_t pingpong; /* 1: consumer c takes the CTA's units c, c+2, ...; one's epilogue overlaps
+                         the other's mainloop. Needs splits == 1 (uniform k-blocks per unit). */
     int32_t tma_store; /* y written by TMA stores from bf16/f16 staging (16-bit y, k % 8 == 0, no split) */
     const float *scale;
     const float *bias;
@@ -95,7 +99,7 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     const int local = t - g * group_size;
     const int tm = first_m + local % gm;
     const int tn = local / gm;
-    m0 = (int64_t)tm * SM90_BM;
+    m0 = (int64_t)tm * a.bm;
     n0 = tn * bn;
     kb0 = (int)((int64_t)split * a.k_iters / a.splits);
     kb1 = (int)((int64_t)(split + 1) * a.k_iters / a.splits);
@@ -312,19 +316,23 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const uint32_t raw = ptx_cvta_to_shared(smem_raw);
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
-    const uint32_t b_smem = base + (uint32_t)S * SM90_A_STAGE_BYTES;
-    const uint32_t epi_off = (uint32_t)S * (SM90_A_STAGE_BYTES + B_STAGE_BYTES); /* multiple of 1024 */
+    const uint32_t A_STAGE = (uint32_t)a.bm * SM90_BK * 2; /* 16 KB cooperative, 8 KB ping-pong */
+    const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
+    const uint32_t epi_off = (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
     uint8_t *const epi = smem_raw + (base - raw) + epi_off; /* generic pointer to the staging */
     const uint32_t full_bar = base + epi_off + SM90_EPI_BYTES; /* full[i]  = full_bar + 8 i  */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;     /* empty[i] = empty_bar + 8 i */
     const uint32_t res_bar = empty_bar + 8u * (uint32_t)S;      /* res[2*consumer + buffer]   */
+    const uint32_t order_bar = res_bar + 32u;                   /* order[consumer] (ping-pong) */
 
     if (threadIdx.x == 0) {
         for (int i = 0; i < S; i++) {
             ptx_mbarrier_init(full_bar + 8u * i, 1);
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
+            /* released by lane 0 of each warp of the consumer(s) that read the stage */
+            ptx_mbarrier_init(empty_bar + 8u * i, a.pingpong ? SM90_CONSUMER_ARRIVALS / 2 : SM90_CONSUMER_ARRIVALS);
         }
         for (int i = 0; i < 4; i++) ptx_mbarrier_init(res_bar + 8u * i, 1);
+        for (int i = 0; i < 2; i++) ptx_mbarrier_init(order_bar + 8u * i, SM90_CONSUMER_ARRIVALS / 2);
         ptx_fence_mbarrier_init_release_cluster();
     }
     __syncthreads();
@@ -357,12 +365,12 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 for (int kb = kb0; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free */
-                    ptx_mbarrier_arrive_expect_tx(fb, SM90_A_STAGE_BYTES + B_STAGE_BYTES);
+                    ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
                     if (a.a_tiled)
-                        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES, &tmap_x, fb,
+                        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                          cb * SM90_BK, (int32_t)m0);
                     else
-                        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES, &tmap_x, fb,
+                        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                            cb * SM90_BK, w0, h0, (int32_t)nb,
                                                            (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
                     ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
@@ -386,7 +394,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
     /* -------------------------------------------------------------------- consumers */
     ptx_setmaxnreg_inc<SM90_CONSUMER_REGS>();
-    const int cw = wg - 1;                  /* consumer index: rows 64*cw .. 64*cw + 63 */
+    const int cw = wg - 1;                  /* consumer index: rows 64*cw .. 64*cw + 63 (cooperative) */
+    const int row_off = a.pingpong ? 0 : 64 * cw; /* this consumer's first row inside a unit */
     const int tid = threadIdx.x - 128 * wg; /* 0..127 inside the warpgroup */
     const int warp = tid >> 5;
     const int lane = tid & 31;
@@ -408,18 +417,36 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+    const int unit_step = a.pingpong ? 2 * (int)gridDim.x : (int)gridDim.x;
+    uint32_t order_phase = 0; /* parity of the other consumer's next order-barrier completion */
+    for (int unit = blockIdx.x + (a.pingpong ? cw * (int)gridDim.x : 0); unit < a.num_units; unit += unit_step) {
         int64_t m0;
         int n0, kb0, kb1, split;
         sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1, split);
         const int nk = kb1 - kb0;
+        if (a.pingpong) {
+            /* the producer fills the ring with every unit of this CTA in order, k_iters k-blocks
+             * each: this unit's first k-block sits at ring position local * k_iters */
+            const int local = (unit - (int)blockIdx.x) / (int)gridDim.x;
+            const int64_t pos = (int64_t)local * a.k_iters;
+            stage = (int)(pos % S);
+            phase = (uint32_t)((pos / S) & 1);
+            /* order: start only after the other consumer finished the mainloop of unit local-1.
+             * Then every earlier fill of the stages this unit waits on has been observed, so the
+             * parity waits below are never two phases apart (and the mainloops alternate, each
+             * consumer's epilogue overlapping the other's MMAs). */
+            if (local > 0) {
+                ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)(cw ^ 1), order_phase);
+                order_phase ^= 1u;
+            }
+        }
         if (res_tma && tid == 0) {
             /* buffer of this tile's chunk 0: its last store (2 chunks ago) must be done reading */
             const uint32_t b = chunk_count & 1u;
             ptx_cp_async_bulk_wait_group_read<1>();
             ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * b, SM90_EPI_BUF_BYTES);
             ptx_cp_async_bulk_tensor_2d_tile(stg_smem + b * SM90_EPI_BUF_BYTES, &tmap_r, my_res_bar + 8u * b, n0,
-                                             (int32_t)(m0 + 64 * cw));
+                                             (int32_t)(m0 + row_off));
         }
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
@@ -427,7 +454,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
             const uint64_t da =
-                wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * SM90_A_STAGE_BYTES + (uint32_t)cw * 64u * 128u);
+                wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row_off * 128u);
             const uint64_t db = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES);
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
@@ -450,6 +477,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
         if (nk > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
+        if (a.pingpong && lane == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)cw); /* my mainloop is done */
         if (nk == 0) { /* cannot happen with a plan from configure(); keeps the output defined */
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
@@ -461,7 +489,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
          * (src/ptx/wgmma.cuh): acc[4j + 2h + e] is row 16*warp + lane/4 + 8h, column
          * 8j + 2*(lane%4) + e of this consumer's 64 x BN block. */
         const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8 */
-        const int64_t m_row0 = m0 + 64 * cw + r_lo;
+        const int64_t m_row0 = m0 + row_off + r_lo;
         const bool ok0 = m_row0 < a.gemm_m, ok1 = m_row0 + 8 < a.gemm_m;
         const int64_t rowoff0 = m_row0 * a.gemm_n, rowoff1 = (m_row0 + 8) * a.gemm_n;
         constexpr bool use_tma = TMA_EPI;
@@ -484,7 +512,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                         ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * nb, SM90_EPI_BUF_BYTES);
                         ptx_cp_async_bulk_tensor_2d_tile(stg_smem + nb * SM90_EPI_BUF_BYTES, &tmap_r,
                                                          my_res_bar + 8u * nb, n0 + (ch + 1) * SM90_EPI_COLS,
-                                                         (int32_t)(m0 + 64 * cw));
+                                                         (int32_t)(m0 + row_off));
                     }
                 }
                 ptx_bar_sync(1 + cw, 128);
@@ -543,7 +571,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 ptx_bar_sync(1 + cw, 128);
                 if (tid == 0) {
                     ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, stg_smem + buf * SM90_EPI_BUF_BYTES,
-                                                                  n0 + ch * SM90_EPI_COLS, (int32_t)(m0 + 64 * cw));
+                                                                  n0 + ch * SM90_EPI_COLS, (int32_t)(m0 + row_off));
                     ptx_cp_async_bulk_commit_group();
                 }
                 chunk_count++;
