@@ -299,11 +299,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
     /* Ping-pong (64-row units, the consumers alternate, one's epilogue overlapping the other's
-     * mainloop) pays when the epilogue is a large share of a unit: few k-blocks per unit. It
-     * needs uniform k-blocks per unit (no split) and >= 2 units per CTA. Developer knob:
-     * IGEMM_SM90_PINGPONG=0|1 (read at plan time). */
-    const int64_t tiles_pp = ((M + 63) / 64) * ((N + best_bn - 1) / best_bn);
-    int pingpong = best_split == 1 && k_iters <= 18 && tiles_pp >= 2 * (int64_t)sms;
+     * mainloop) is opt-in: measured on an H200 it was slower on all 11 short-K layers tried
+     * (vgg_3x3_64 165 -> 263 us, r50_l1_3x3_64 29 -> 40 us): with the mainloops serialised one
+     * warpgroup alone cannot keep the tensor cores busy, and 64-row units double the B traffic.
+     * Needs uniform k-blocks per unit (no split). IGEMM_SM90_PINGPONG=1 (read at plan time)
+     * turns it on, for experiments. */
+    int pingpong = 0;
     const char *fpp = getenv("IGEMM_SM90_PINGPONG");
     if (fpp != NULL && (fpp[0] == '0' || fpp[0] == '1') && best_split == 1) pingpong = fpp[0] == '1';
     const int bm = pingpong ? 64 : SM90_BM;
