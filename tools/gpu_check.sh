@@ -6,7 +6,7 @@
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-STAGES=${*:-build smoke tests check sanitize sass ncu bench fused fp16 py pybench}
+STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -16,6 +16,8 @@ export CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
 CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
 [ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9 && export LD_LIBRARY_PATH=$CUDNN_DIR:${LD_LIBRARY_PATH:-}
 SUMMARY=$OUT/summary.txt
+CHK=$OUT/checks.log   # smoke, check, sanitizer, SASS, ncu: one file (the device returns at most 8)
+: > "$CHK"
 : > "$SUMMARY"
 note() { echo "$*" | tee -a "$SUMMARY"; }
 has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
@@ -28,22 +30,22 @@ note "nvcc: $($NVCC --version | tail -1); cuDNN lib: ${IGEMM_CUDNN_LIB:-none}"
 
 if has build; then
   stamp build
-  if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > "$OUT/build.log" 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 "$OUT/build.log"; exit 1; fi
-  cat build/src/sm90/*.ptxas.txt >> "$OUT/build.log" 2>/dev/null
+  if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > /tmp/igemm_build.log 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 /tmp/igemm_build.log | tee -a "$CHK"; exit 1; fi
+  { echo "=== ptxas (sm90)"; grep -hE "Compiling|registers|spill" build/src/sm90/*.ptxas.txt; } >> "$CHK" 2>/dev/null
 fi
 if has sass; then
   stamp sass
-  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$OUT/sass.log" 2>&1
-  note "sass: $(grep -c . "$OUT/sass.log") lines; HGMMA=$(grep -E 'HGMMA' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$OUT/sass.log" | awk '{s+=$1} END {print s+0}')"
+  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$CHK" 2>&1
+  note "sass: $(grep -c . "$CHK") lines; HGMMA=$(grep -E 'HGMMA' "$CHK" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$CHK" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$CHK" | awk '{s+=$1} END {print s+0}')"
 fi
 if has smoke; then
   stamp smoke
   for path in direct general sm90; do
     for s in "t1x1,1,8,8,64,64,1,1,1,1,0,0,1,1" "t3x3,2,12,12,64,128,3,3,1,1,1,1,1,1" "ts2,2,15,15,128,64,3,3,2,2,1,1,1,1" "tdil,1,20,20,64,72,3,3,1,1,2,2,2,2" "t7x7,3,7,7,128,256,3,3,1,1,1,1,1,1" "todd,1,9,11,24,40,3,5,2,1,2,1,1,2" "tconv1,2,40,36,3,64,7,7,2,2,3,3,1,1" "tc5dil,1,19,23,5,24,3,3,1,2,2,1,2,1"; do
-      timeout 60 ./build/igemm check --shape "$s" --path $path --epilogue none,full >> "$OUT/smoke.log" 2>&1; echo "smoke $path ${s%%,*} rc=$?" >> "$OUT/smoke.log"
+      timeout 60 ./build/igemm check --shape "$s" --path $path --epilogue none,full >> "$CHK" 2>&1; echo "smoke $path ${s%%,*} rc=$?" >> "$CHK"
     done
   done
-  note "smoke: $(grep -c 'rc=0' "$OUT/smoke.log") ok of $(grep -c 'rc=' "$OUT/smoke.log")"; grep -E 'rc=[1-9]' "$OUT/smoke.log" | tee -a "$SUMMARY"
+  note "smoke: $(grep -c 'rc=0' "$CHK") ok of $(grep -c 'rc=' "$CHK")"; grep -E 'rc=[1-9]' "$CHK" | tee -a "$SUMMARY"
 fi
 if has tests; then
   stamp tests
@@ -54,28 +56,35 @@ fi
 if has check; then
   stamp check
   for dt in bf16 fp16; do
-    timeout 300 ./build/igemm check --shapes "$IGEMM_SHAPES" --dtype $dt --epilogue all >> "$OUT/check.log" 2>&1; rc=$?
-    note "check $dt all epilogues (rc=$rc): $(grep -c PASS "$OUT/check.log") PASS lines so far, $(grep -c FAIL "$OUT/check.log") FAIL lines"
+    timeout 300 ./build/igemm check --shapes "$IGEMM_SHAPES" --dtype $dt --epilogue all > /tmp/igemm_check.log 2>&1; rc=$?
+    cat /tmp/igemm_check.log >> "$CHK"
+    note "check $dt, every epilogue (rc=$rc): $(grep -c ' PASS' /tmp/igemm_check.log) PASS, $(grep -c ' FAIL' /tmp/igemm_check.log) FAIL; $(tail -1 /tmp/igemm_check.log)"
+    grep ' FAIL' /tmp/igemm_check.log | head -10 | tee -a "$SUMMARY"
   done
-  grep FAIL "$OUT/check.log" | head -20 | tee -a "$SUMMARY"
 fi
 if has sanitize; then
   stamp sanitize
   for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$OUT/sanitize.log" 2>&1; rc=$?
-      note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$OUT/sanitize.log" | tail -1)"
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$CHK" 2>&1; rc=$?
+      note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
 fi
 if has ncu; then
   stamp ncu
   for s in "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1" "sd_vae_3x3_512,1,128,128,512,512,3,3,1,1,1,1,1,1"; do
-    echo "=== ncu ${s%%,*}" >> "$OUT/ncu.log"
+    echo "=== ncu ${s%%,*}" >> "$CHK"
     timeout 120 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters \
-      ./build/igemm run --shape "$s" --iters 3 --warmup 2 >> "$OUT/ncu.log" 2>&1; echo "ncu rc=$?" >> "$OUT/ncu.log"
+      ./build/igemm run --shape "$s" --iters 3 --warmup 2 >> "$CHK" 2>&1; echo "ncu rc=$?" >> "$CHK"
   done
-  note "ncu: $(grep -c 'ncu rc=0' "$OUT/ncu.log") of 3 profiles"
+  note "ncu: $(grep -c 'ncu rc=0' "$CHK") of 3 profiles"
+fi
+if has ncuconv1; then
+  stamp ncuconv1
+  { echo "=== ncu r50_conv1 (fold pre-pass + conv)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
+      ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -E "igemm_|Duration|Compute \(SM\) Throughput|DRAM Throughput"; } >> "$CHK"
+  grep -A3 "=== ncu r50_conv1" "$CHK" >/dev/null; note "ncu conv1: $(grep -cE 'Duration' "$CHK") kernel durations logged"
 fi
 if has ncusrc; then
   stamp ncusrc
@@ -95,8 +104,8 @@ if has bnsweep; then
 fi
 if has ppcheck; then
   stamp ppcheck
-  IGEMM_SM90_PINGPONG=1 timeout 120 ./build/igemm_tests gpu_ > "$OUT/smoke.log" 2>&1; note "ping-pong forced, GPU tests rc=$?: $(tail -1 "$OUT/smoke.log")"
-  IGEMM_SM90_PINGPONG=1 timeout 150 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,residual-relu >> "$OUT/smoke.log" 2>&1; note "ping-pong forced, check rc=$?: $(grep -c PASS "$OUT/smoke.log") PASS $(grep -c FAIL "$OUT/smoke.log") FAIL"
+  IGEMM_SM90_PINGPONG=1 timeout 120 ./build/igemm_tests gpu_ > "$CHK" 2>&1; note "ping-pong forced, GPU tests rc=$?: $(tail -1 "$CHK")"
+  IGEMM_SM90_PINGPONG=1 timeout 150 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,residual-relu >> "$CHK" 2>&1; note "ping-pong forced, check rc=$?: $(grep -c PASS "$CHK") PASS $(grep -c FAIL "$CHK") FAIL"
   SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_64|r50_l1_1x1_64_256|r50_l1_3x3_64|r50_l1_1x1_256_64|r50_l2_1x1_256_128|r50_l2_1x1_128_512|r50_l3_1x1_256_1024|r50_l4_1x1_512_2048|vgg_3x3_64|sd_vae_3x3_128|r50_conv1)," "$IGEMM_SHAPES" > $SW
   for pp in 0 1; do
     IGEMM_SM90_PINGPONG=$pp timeout 120 ./build/igemm bench --shapes $SW --iters 50 2>/dev/null | grep -E "sm90" | awk -v pp=$pp '{print "pp=" pp, $1, $3}' >> "$OUT/bench.log"
