@@ -75,55 +75,58 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 /* ------------------------------------------------------------------ device code */
 
-/* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. The folded channel f ->
- * (row offset dr*dil_h, column offset s*dil_w, channel c) table lives in shared memory, so the
- * per-element work is two adds and a bounds test; the pixel index is split once per chunk (in
- * 32-bit arithmetic when it fits: 64-bit division is slow on the GPU). */
+/* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. Per folded channel f a
+ * shared-memory table holds its row offset dr*dil_h, column offset s*dil_w and its element
+ * offset relative to the tap-(0,0) input pixel; per element the kernel does two unsigned bounds
+ * tests and one add (v1 computed 64-bit addresses per element and was ALU-bound: 107 us for
+ * ResNet-50 conv1 on an H200). The pixel index is split once per chunk, in 32-bit arithmetic
+ * when it fits. Requires h*w*c < 2^31 (checked by fold_supports). */
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
                                                            igemm_conv_params_t p, int64_t hp, int64_t used)
 {
-    __shared__ int tab_row[FOLD_C], tab_col[FOLD_C], tab_c[FOLD_C];
+    __shared__ int4 tab[FOLD_C]; /* {row offset, column offset, element offset, valid} */
     if (threadIdx.x < FOLD_C) {
         const int f = threadIdx.x;
         const int sc = (int)(p.s * p.c);
         const int dr = f / sc, rem = f - dr * sc;
         const int s = rem / (int)p.c, c = rem - s * (int)p.c;
-        tab_row[f] = f < used ? dr * (int)p.dil_h - (int)p.pad_top : INT32_MIN / 2; /* unused: never in bounds */
-        tab_col[f] = s * (int)p.dil_w - (int)p.pad_left;
-        tab_c[f] = c;
+        const int ro = dr * (int)p.dil_h, co = s * (int)p.dil_w;
+        tab[f] = make_int4(ro, co, (ro * (int)p.w + co) * (int)p.c + c, f < used);
     }
     __syncthreads();
     const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
     const bool small = p.n * hp * p.q < ((int64_t)1 << 31);
+    const int H = (int)p.h, W = (int)p.w;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)gridDim.x * blockDim.x) {
         const int ch = (int)(t & (FOLD_C / 8 - 1));
         const int64_t pix = t >> 3;
-        int64_t q, i, n;
+        int q, i;
+        int64_t n;
         if (small) {
             const uint32_t pu = (uint32_t)pix, qq = (uint32_t)p.q, hh = (uint32_t)hp;
             const uint32_t ni = pu / qq;
-            q = pu - ni * qq;
+            q = (int)(pu - ni * qq);
             n = ni / hh;
-            i = ni - (uint32_t)n * hh;
+            i = (int)(ni - (uint32_t)n * hh);
         } else {
             const int64_t ni = pix / p.q;
-            q = pix - ni * p.q;
+            q = (int)(pix - ni * p.q);
             n = ni / hp;
-            i = ni - n * hp;
+            i = (int)(ni - n * hp);
         }
-        const int64_t img = n * p.h;
-        const int64_t col0 = q * p.stride_w;
+        const int row0 = i - (int)p.pad_top;                      /* input row of tap (0, 0) */
+        const int col0 = q * (int)p.stride_w - (int)p.pad_left;   /* input column of tap (0, 0) */
+        /* element offset of (row0, col0, 0) in x; may point outside x, only used when in bounds */
+        const int64_t base = ((n * p.h + row0) * p.w + col0) * p.c;
         uint32_t packed[4];
 #pragma unroll
         for (int j = 0; j < 8; j += 2) {
             uint32_t two = 0;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int f = ch * 8 + j + e;
-                const int64_t row = i + tab_row[f];
-                const int64_t col = col0 + tab_col[f];
-                uint32_t val = 0;
-                if (row >= 0 && row < p.h && col >= 0 && col < p.w) val = x[((img + row) * p.w + col) * p.c + tab_c[f]];
+                const int4 tb = tab[ch * 8 + j + e];
+                const bool ok = tb.w && (unsigned)(row0 + tb.x) < (unsigned)H && (unsigned)(col0 + tb.y) < (unsigned)W;
+                const uint32_t val = ok ? (uint32_t)x[base + tb.z] : 0u;
                 two |= val << (16 * e);
             }
             packed[j / 2] = two;
@@ -178,6 +181,12 @@ static int fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t
     }
     if (p->s * p->c > FOLD_C) {
         FOLD_WHY("s*c = %lld: one filter row must fold into %d channels", (long long)(p->s * p->c), FOLD_C);
+        return 0;
+    }
+    if (p->h * p->w * p->c >= ((int64_t)1 << 31) || p->r * p->dil_h >= ((int64_t)1 << 20) ||
+        p->s * p->dil_w >= ((int64_t)1 << 20) || p->q * p->stride_w >= ((int64_t)1 << 30)) {
+        FOLD_WHY("image of %lld elements or filter extent too large for the fold pre-pass's 32-bit offsets",
+                 (long long)(p->h * p->w * p->c));
         return 0;
     }
     fold_geometry(p, &g);

@@ -185,17 +185,18 @@ static __device__ __forceinline__ void sm90_store4(const igemm_sm90_args_t &a, i
     }
 }
 
-/* cv[0..31] = the accumulators of 64-column chunk ch (fragment blocks 8ch .. 8ch+7). The chunk
- * loop is not unrolled (one copy of the epilogue body, small enough for the instruction
- * cache); register arrays need compile-time indices, hence the predicated copy. */
+/* cv[0..15] = the accumulators of 32-column half-chunk hc (fragment blocks 4hc .. 4hc+3). The
+ * chunk loop is not unrolled (one copy of the epilogue body, small enough for the instruction
+ * cache); register arrays need compile-time indices, hence the predicated copy. 16 values at a
+ * time (not 32) keep the general BN = 256 instances from spilling. */
 template <int BN>
-static __device__ __forceinline__ void sm90_take_chunk(const float *acc, int ch, float *cv)
+static __device__ __forceinline__ void sm90_take_half(const float *acc, int hc, float *cv)
 {
 #pragma unroll
-    for (int c = 0; c < BN / SM90_EPI_COLS; c++) {
-        if (ch == c) {
+    for (int c = 0; c < BN / 32; c++) {
+        if (hc == c) {
 #pragma unroll
-            for (int i = 0; i < 4 * (SM90_EPI_COLS / 8); i++) cv[i] = acc[4 * (SM90_EPI_COLS / 8) * c + i];
+            for (int i = 0; i < 16; i++) cv[i] = acc[16 * c + i];
         }
     }
 }
@@ -496,8 +497,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #pragma unroll 1
         for (int ch = 0; ch < BN / SM90_EPI_COLS; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the warpgroup */
-            float cv[4 * (SM90_EPI_COLS / 8)]; /* this chunk's accumulators: cv[4jj + 2h + e] */
-            sm90_take_chunk<BN>(acc, ch, cv);
+
             const uint32_t buf = chunk_count & 1u;
             uint8_t *const box = stg + buf * SM90_EPI_BUF_BYTES;
             if (use_tma) {
@@ -521,21 +521,25 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     res_phase ^= 1u << buf;
                 }
             }
-            /* per-column scale and bias of this chunk, all loads issued before any use */
-            float2 scv[SM90_EPI_COLS / 8], biv[SM90_EPI_COLS / 8];
+            float cv[16];          /* accumulators of the current half chunk: cv[4(jj%4) + 2h + e] */
+            float2 scv[4], biv[4]; /* its per-column scale and bias */
 #pragma unroll
             for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
-                const int64_t n = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * jj + 2 * (lane & 3);
-                const int64_t c0 = n < a.gemm_n ? n : a.gemm_n - 1, c1 = n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1;
-                scv[jj] = make_float2(1.0f, 1.0f);
-                biv[jj] = make_float2(0.0f, 0.0f);
-                if (GENERAL && !partial && a.has_scale) scv[jj] = make_float2(__ldg(a.scale + c0), __ldg(a.scale + c1));
-                if (GENERAL && !partial && a.has_bias) biv[jj] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
-            }
+                if ((jj & 3) == 0) { /* next half chunk: its accumulators, scale and bias (all loads first) */
+                    sm90_take_half<BN>(acc, 2 * ch + (jj >> 2), cv);
 #pragma unroll
-            for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
+                    for (int u = 0; u < 4; u++) {
+                        const int64_t nn = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * (jj + u) + 2 * (lane & 3);
+                        const int64_t c0 = nn < a.gemm_n ? nn : a.gemm_n - 1;
+                        const int64_t c1 = nn + 1 < a.gemm_n ? nn + 1 : a.gemm_n - 1;
+                        scv[u] = make_float2(1.0f, 1.0f);
+                        biv[u] = make_float2(0.0f, 0.0f);
+                        if (GENERAL && !partial && a.has_scale) scv[u] = make_float2(__ldg(a.scale + c0), __ldg(a.scale + c1));
+                        if (GENERAL && !partial && a.has_bias) biv[u] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
+                    }
+                }
                 const int64_t n = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * jj + 2 * (lane & 3);
-                float v0 = cv[4 * jj], v1 = cv[4 * jj + 1], v2 = cv[4 * jj + 2], v3 = cv[4 * jj + 3];
+                float v0 = cv[4 * (jj & 3)], v1 = cv[4 * (jj & 3) + 1], v2 = cv[4 * (jj & 3) + 2], v3 = cv[4 * (jj & 3) + 3];
                 /* row r at r*128 B; 16-byte chunk jj of the row at (jj ^ (r & 7)) * 16 */
                 const uint32_t in_chunk = 4u * (uint32_t)(lane & 3);
                 const int ra = r_lo, rb = r_lo + 8;
@@ -544,10 +548,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 if (res_tma) {
                     /* v = act(alpha*scale*acc + bias + beta*residual), residual from the box */
                     const float2 ra2 = sm90_unpack2(a.out_dtype, *pa), rb2 = sm90_unpack2(a.out_dtype, *pb);
-                    v0 = (a.alpha * v0) * scv[jj].x + biv[jj].x + a.beta * ra2.x;
-                    v1 = (a.alpha * v1) * scv[jj].y + biv[jj].y + a.beta * ra2.y;
-                    v2 = (a.alpha * v2) * scv[jj].x + biv[jj].x + a.beta * rb2.x;
-                    v3 = (a.alpha * v3) * scv[jj].y + biv[jj].y + a.beta * rb2.y;
+                    v0 = (a.alpha * v0) * scv[jj & 3].x + biv[jj & 3].x + a.beta * ra2.x;
+                    v1 = (a.alpha * v1) * scv[jj & 3].y + biv[jj & 3].y + a.beta * ra2.y;
+                    v2 = (a.alpha * v2) * scv[jj & 3].x + biv[jj & 3].x + a.beta * rb2.x;
+                    v3 = (a.alpha * v3) * scv[jj & 3].y + biv[jj & 3].y + a.beta * rb2.y;
                     if (a.act != IGEMM_ACT_NONE) {
                         v0 = sm90_act(a, v0);
                         v1 = sm90_act(a, v1);
@@ -555,8 +559,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                         v3 = sm90_act(a, v3);
                     }
                 } else if (!partial) {
-                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, scv[jj], biv[jj]);
-                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, scv[jj], biv[jj]);
+                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, scv[jj & 3], biv[jj & 3]);
+                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, scv[jj & 3], biv[jj & 3]);
                 }
                 if (use_tma) {
                     *pa = sm90_pack2(a.out_dtype, v0, v1);
