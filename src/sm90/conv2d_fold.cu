@@ -84,14 +84,17 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
                                                            igemm_conv_params_t p, int64_t hp, int64_t used)
 {
-    __shared__ int4 tab[FOLD_C]; /* {row offset, column offset, element offset, valid} */
+    /* {row offset, column offset, element offset, valid} of folded channel f, stored at
+     * (f % 8) * 8 + f / 8: the 8 lanes of a pixel (chunks ch = f / 8) read 8 consecutive int4s
+     * (f = ch*8 + j at a time), conflict-free; stored at f it was an 8-way bank conflict. */
+    __shared__ int4 tab[FOLD_C];
     if (threadIdx.x < FOLD_C) {
         const int f = threadIdx.x;
         const int sc = (int)(p.s * p.c);
         const int dr = f / sc, rem = f - dr * sc;
         const int s = rem / (int)p.c, c = rem - s * (int)p.c;
         const int ro = dr * (int)p.dil_h, co = s * (int)p.dil_w;
-        tab[f] = make_int4(ro, co, (ro * (int)p.w + co) * (int)p.c + c, f < used);
+        tab[(f & 7) * 8 + (f >> 3)] = make_int4(ro, co, (ro * (int)p.w + co) * (int)p.c + c, f < used);
     }
     __syncthreads();
     const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
@@ -124,7 +127,7 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
             uint32_t two = 0;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int4 tb = tab[ch * 8 + j + e];
+                const int4 tb = tab[(j + e) * 8 + ch];
                 const bool ok = tb.w && (unsigned)(row0 + tb.x) < (unsigned)H && (unsigned)(col0 + tb.y) < (unsigned)W;
                 const uint32_t val = ok ? (uint32_t)x[base + tb.z] : 0u;
                 two |= val << (16 * e);
