@@ -84,7 +84,7 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
                                                            igemm_conv_params_t p, int64_t hp, int64_t used)
 {
-    /* {row offset, column offset, element offset, valid} of folded channel f, stored at
+    /* {row offset, column offset, element offset, unused} of folded channel f, stored at
      * (f % 8) * 8 + f / 8: the 8 lanes of a pixel (chunks ch = f / 8) read 8 consecutive int4s
      * (f = ch*8 + j at a time), conflict-free; stored at f it was an 8-way bank conflict. */
     __shared__ int4 tab[FOLD_C];
@@ -94,7 +94,8 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
         const int dr = f / sc, rem = f - dr * sc;
         const int s = rem / (int)p.c, c = rem - s * (int)p.c;
         const int ro = dr * (int)p.dil_h, co = s * (int)p.dil_w;
-        tab[(f & 7) * 8 + (f >> 3)] = make_int4(ro, co, (ro * (int)p.w + co) * (int)p.c + c, f < used);
+        /* channels past F*S*C get a row offset that fails every bounds test (they read zero) */
+        tab[(f & 7) * 8 + (f >> 3)] = make_int4(f < used ? ro : INT32_MIN / 2, co, (ro * (int)p.w + co) * (int)p.c + c, 0);
     }
     __syncthreads();
     const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
@@ -119,8 +120,10 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
         }
         const int row0 = i - (int)p.pad_top;                      /* input row of tap (0, 0) */
         const int col0 = q * (int)p.stride_w - (int)p.pad_left;   /* input column of tap (0, 0) */
-        /* element offset of (row0, col0, 0) in x; may point outside x, only used when in bounds */
-        const int64_t base = ((n * p.h + row0) * p.w + col0) * p.c;
+        /* image n of x, and the 32-bit offset of (row0, col0, 0) inside it (h*w*c < 2^31; may be
+         * negative or past the image: only used when the element is in bounds) */
+        const uint16_t *const xn = x + n * p.h * p.w * p.c;
+        const int base = (row0 * W + col0) * (int)p.c;
         uint32_t packed[4];
 #pragma unroll
         for (int j = 0; j < 8; j += 2) {
@@ -128,8 +131,8 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 const int4 tb = tab[(j + e) * 8 + ch];
-                const bool ok = tb.w && (unsigned)(row0 + tb.x) < (unsigned)H && (unsigned)(col0 + tb.y) < (unsigned)W;
-                const uint32_t val = ok ? (uint32_t)x[base + tb.z] : 0u;
+                const bool ok = (unsigned)(row0 + tb.x) < (unsigned)H && (unsigned)(col0 + tb.y) < (unsigned)W;
+                const uint32_t val = ok ? (uint32_t)xn[base + tb.z] : 0u;
                 two |= val << (16 * e);
             }
             packed[j / 2] = two;
@@ -186,7 +189,8 @@ static int fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t
         FOLD_WHY("s*c = %lld: one filter row must fold into %d channels", (long long)(p->s * p->c), FOLD_C);
         return 0;
     }
-    if (p->h * p->w * p->c >= ((int64_t)1 << 31) || p->r * p->dil_h >= ((int64_t)1 << 20) ||
+    if ((p->h + p->pad_top + p->r * p->dil_h) * (p->w + p->pad_left + p->s * p->dil_w) * p->c >= ((int64_t)1 << 31) ||
+        p->r * p->dil_h >= ((int64_t)1 << 20) ||
         p->s * p->dil_w >= ((int64_t)1 << 20) || p->q * p->stride_w >= ((int64_t)1 << 30)) {
         FOLD_WHY("image of %lld elements or filter extent too large for the fold pre-pass's 32-bit offsets",
                  (long long)(p->h * p->w * p->c));
