@@ -374,7 +374,7 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
         cudaError_t e;
         if (count <= 0) {
             st = igemm_set_error(IGEMM_STATUS_NO_DEVICE,
-                                 "no CUDA device: the driver reports none (CPU reference igemm_conv2d_reference still works)");
+                                 "the CUDA driver reports no usable GPU (igemm_conv2d_reference, the CPU path, still works)");
             goto fail;
         }
         if (ordinal >= count) {
