@@ -113,6 +113,9 @@ static const char *tcli_shapes_csv(void)
     if (access(path, R_OK) == 0) return path;
     snprintf(path, sizeof path, "%s/../../shared/bench/shapes.csv", tcli_exe_dir());
     if (access(path, R_OK) == 0) return path;
+    /* the repository's copy of the suite (the device machine has no ../shared) */
+    snprintf(path, sizeof path, "%s/../bench/shapes.csv", tcli_exe_dir());
+    if (access(path, R_OK) == 0) return path;
     return NULL;
 }
 
@@ -374,7 +377,7 @@ TEST(cli_load_shared_bench_shapes)
     const char *path = tcli_shapes_csv();
     int found = 0;
     if (!path) {
-        test_skip("../shared/bench/shapes.csv not found");
+        test_skip("neither ../shared/bench/shapes.csv nor bench/shapes.csv found");
         return;
     }
     REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);
