@@ -228,8 +228,8 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(64, dev->smem_optin_per_block, SM90_BM) < 3) {
-        SM90_WHY("opt-in shared memory per block = %d B: too small for 3 pipeline stages", dev->smem_optin_per_block);
+    if (sm90_stages_for(64, dev->smem_optin_per_block, SM90_BM) < 2) {
+        SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
     return 1;
@@ -260,7 +260,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         if (bn == 256 && N <= 128) continue;
         if (bn == 128 && N <= 64) continue;
         const int stages = sm90_stages_for(bn, dev->smem_optin_per_block, SM90_BM);
-        if (stages < 3) continue; /* two stages stay unreleased while their wgmma groups run */
+        if (stages < 2) continue;
         /* BN = 256 with a partial last N tile measured far slower than its tile count says
          * (sd_unet_3x3_320, H200: 52 us vs 41 us at BN = 64): penalise it */
         const double eff = bn == 256 ? (N % 256 == 0 ? 1.0 : 0.8) : bn == 128 ? (N % 128 == 0 ? 0.9 : 0.72) : 0.6;
@@ -289,7 +289,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     if (force != NULL && (atoi(force) == 64 || atoi(force) == 128 || atoi(force) == 256)) {
         const int fbn = atoi(force);
         const int fst = sm90_stages_for(fbn, dev->smem_optin_per_block, SM90_BM);
-        if (fst >= 3) {
+        if (fst >= 2) {
             best_bn = fbn;
             best_stages = fst;
             best_split = 1;

@@ -450,12 +450,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                                              (int32_t)(m0 + row_off));
         }
 
-        /* mainloop: stage `stage` holds k-block kb0 + it. Two wgmma groups stay in flight
-         * (wait_group 2): a k-block's stage is released when the group two k-blocks later has
-         * been issued, so the tensor cores always have the next group queued (with one group
-         * in flight a BN = 64 group, ~140-280 cycles, is shorter than the release -> wait ->
-         * issue round trip). */
-        int pend0 = -1, pend1 = -1; /* stages of k-blocks it-2 and it-1, not yet released */
+        /* mainloop: stage `stage` holds k-block kb0 + it */
+        int prev = 0;
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
             const uint64_t da =
@@ -468,12 +464,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
                 sm90_wgmma<DT, BN>(acc, da + 2u * kk, db + 2u * kk, (it > 0 || kk > 0) ? 1 : 0);
             ptx_wgmma_commit_group();
-            ptx_wgmma_wait_group<2>(); /* k-block it-2's MMAs are done with their stage */
+            ptx_wgmma_wait_group<1>(); /* the previous k-block's MMAs are done with their stage */
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
-            if (pend0 >= 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * (uint32_t)pend0);
-            pend0 = pend1;
-            pend1 = stage;
+            if (it > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
+            prev = stage;
             if (++stage == S) {
                 stage = 0;
                 phase ^= 1u;
@@ -482,10 +477,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         ptx_wgmma_wait_group<0>();
 #pragma unroll
         for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
-        if (lane == 0) {
-            if (pend0 >= 0) ptx_mbarrier_arrive(empty_bar + 8u * (uint32_t)pend0);
-            if (pend1 >= 0) ptx_mbarrier_arrive(empty_bar + 8u * (uint32_t)pend1);
-        }
+        if (nk > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
         if (a.pingpong && lane == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)cw); /* my mainloop is done */
         if (nk == 0) { /* cannot happen with a plan from configure(); keeps the output defined */
 #pragma unroll
