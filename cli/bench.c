@@ -79,14 +79,6 @@ size_t bench_l2_bytes(void)
     return l2 > 0 ? (size_t)l2 : 0;
 }
 
-#define BENCH_CU(call)                                                                     \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int iters,
                            cudaStream_t stream, int gated, bench_result_t *res, int *gate_failed,
@@ -107,14 +99,14 @@ static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int it
         goto fail;
     }
     for (nev = 0; nev < iters * 2;) {
-        BENCH_CU(cudaEventCreate(&ev[nev]));
+        CLI_CU(cudaEventCreate(&ev[nev]));
         nev++;
     }
     for (int i = 0; i < warmup; i++) {
         if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
         set = (set + 1) % nsets;
     }
-    BENCH_CU(cudaStreamSynchronize(stream));
+    CLI_CU(cudaStreamSynchronize(stream));
 
     for (int c = 0; c < nchunks; c++) {
         int i0 = c * BENCH_CHUNK, i1 = i0 + BENCH_CHUNK < iters ? i0 + BENCH_CHUNK : iters;
@@ -128,17 +120,17 @@ static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int it
             atomic_init(&g->open, 0);
             atomic_init(&g->timed_out, 0);
             gates[ngates++] = g;
-            BENCH_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
+            CLI_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
         }
         for (int i = i0; i < i1; i++) {
-            BENCH_CU(cudaEventRecord(ev[2 * i], stream));
+            CLI_CU(cudaEventRecord(ev[2 * i], stream));
             if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
-            BENCH_CU(cudaEventRecord(ev[2 * i + 1], stream));
+            CLI_CU(cudaEventRecord(ev[2 * i + 1], stream));
             set = (set + 1) % nsets;
         }
         if (g) atomic_store(&g->open, 1);
     }
-    BENCH_CU(cudaStreamSynchronize(stream));
+    CLI_CU(cudaStreamSynchronize(stream));
     for (int i = 0; i < ngates; i++)
         if (atomic_load(&gates[i]->timed_out)) *gate_failed = 1;
 
@@ -146,7 +138,7 @@ static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int it
         double sum = 0.0, mn = 1e300, mx = 0.0;
         for (int i = 0; i < iters; i++) {
             float ms = 0.0f;
-            BENCH_CU(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+            CLI_CU(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
             t[i] = 1000.0 * (double)ms;
             sum += t[i];
             if (t[i] < mn) mn = t[i];

@@ -541,14 +541,6 @@ done:
 
 #ifdef IGEMM_HAVE_CUDA
 
-#define CU(call)                                                                           \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 #define IG(call)                                                                           \
     do {                                                                                   \
@@ -622,15 +614,15 @@ static int sets_alloc(gpu_sets_t *s, const igemm_conv2d_desc_t *d, int nsets, in
             s->n = i + 1;
         } else {
             s->n = 1;
-            CU(cudaMalloc(&s->x[0], s->x_bytes));
-            CU(cudaMalloc(&s->w[0], s->w_bytes));
-            CU(cudaMalloc(&s->y[0], s->y_bytes));
-            if (with_res) CU(cudaMalloc(&s->res[0], s->y_bytes));
+            CLI_CU(cudaMalloc(&s->x[0], s->x_bytes));
+            CLI_CU(cudaMalloc(&s->w[0], s->w_bytes));
+            CLI_CU(cudaMalloc(&s->y[0], s->y_bytes));
+            if (with_res) CLI_CU(cudaMalloc(&s->res[0], s->y_bytes));
         }
-        CU(cudaMemcpy(s->x[i], hx, s->x_bytes, cudaMemcpyHostToDevice));
-        CU(cudaMemcpy(s->w[i], hw, s->w_bytes, cudaMemcpyHostToDevice));
-        CU(cudaMemset(s->y[i], 0, s->y_bytes));
-        if (with_res) CU(cudaMemcpy(s->res[i], hres, s->y_bytes, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMemcpy(s->x[i], hx, s->x_bytes, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMemcpy(s->w[i], hw, s->w_bytes, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMemset(s->y[i], 0, s->y_bytes));
+        if (with_res) CLI_CU(cudaMemcpy(s->res[i], hres, s->y_bytes, cudaMemcpyHostToDevice));
     }
     if (hbias) {
         lp = (uint16_t *)malloc((size_t)d->k * 2);
@@ -641,10 +633,10 @@ static int sets_alloc(gpu_sets_t *s, const igemm_conv2d_desc_t *d, int nsets, in
         for (int64_t i = 0; i < d->k; i++)
             lp[i] = d->x_dtype == IGEMM_DTYPE_BF16 ? igemm_float_to_bf16(hbias[i])
                                                    : igemm_float_to_f16(hbias[i]);
-        CU(cudaMalloc((void **)&s->bias, (size_t)d->k * 4));
-        CU(cudaMalloc(&s->bias_lp, (size_t)d->k * 2));
-        CU(cudaMemcpy(s->bias, hbias, (size_t)d->k * 4, cudaMemcpyHostToDevice));
-        CU(cudaMemcpy(s->bias_lp, lp, (size_t)d->k * 2, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMalloc((void **)&s->bias, (size_t)d->k * 4));
+        CLI_CU(cudaMalloc(&s->bias_lp, (size_t)d->k * 2));
+        CLI_CU(cudaMemcpy(s->bias, hbias, (size_t)d->k * 4, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMemcpy(s->bias_lp, lp, (size_t)d->k * 2, cudaMemcpyHostToDevice));
         free(lp);
     }
     return 0;
@@ -734,7 +726,7 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
                             (size_t)ye * dtype_size(d->y_dtype),
                         igemm_plan_workspace_bytes(plan));
     if (sets_alloc(&sets, d, nsets, 0, hx, hw, NULL, NULL, err, errlen) != 0) goto fail;
-    CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CLI_CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     ctx.plan = plan;
     ctx.s = &sets;
     ctx.use_bias = ctx.use_res = 0;
@@ -885,21 +877,21 @@ static int check_data_init(check_data_t *c, const cli_shape_t *sh, const cli_opt
             if (fabs(c->hres32[i]) > c->max_res) c->max_res = fabs(c->hres32[i]);
         }
     }
-    CU(cudaMalloc(&c->dx, (size_t)c->xe * 2));
-    CU(cudaMalloc(&c->dw, (size_t)c->we * 2));
-    CU(cudaMalloc((void **)&c->dscale, (size_t)c->d.k * 4));
-    CU(cudaMalloc((void **)&c->dbias, (size_t)c->d.k * 4));
-    CU(cudaMalloc(&c->dy_raw, ysz + 2 * GUARD));
-    CU(cudaMalloc(&c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD));
-    CU(cudaMemcpy(c->dx, c->hx, (size_t)c->xe * 2, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(c->dw, c->hw, (size_t)c->we * 2, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(c->dscale, c->hscale, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(c->dbias, c->hbias, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
+    CLI_CU(cudaMalloc(&c->dx, (size_t)c->xe * 2));
+    CLI_CU(cudaMalloc(&c->dw, (size_t)c->we * 2));
+    CLI_CU(cudaMalloc((void **)&c->dscale, (size_t)c->d.k * 4));
+    CLI_CU(cudaMalloc((void **)&c->dbias, (size_t)c->d.k * 4));
+    CLI_CU(cudaMalloc(&c->dy_raw, ysz + 2 * GUARD));
+    CLI_CU(cudaMalloc(&c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD));
+    CLI_CU(cudaMemcpy(c->dx, c->hx, (size_t)c->xe * 2, cudaMemcpyHostToDevice));
+    CLI_CU(cudaMemcpy(c->dw, c->hw, (size_t)c->we * 2, cudaMemcpyHostToDevice));
+    CLI_CU(cudaMemcpy(c->dscale, c->hscale, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
+    CLI_CU(cudaMemcpy(c->dbias, c->hbias, (size_t)c->d.k * 4, cudaMemcpyHostToDevice));
     if (need_res) {
-        CU(cudaMalloc(&c->dres, ysz));
-        CU(cudaMalloc(&c->dres32, (size_t)c->ye * 4));
-        CU(cudaMemcpy(c->dres, c->hres, ysz, cudaMemcpyHostToDevice));
-        CU(cudaMemcpy(c->dres32, c->hres32, (size_t)c->ye * 4, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMalloc(&c->dres, ysz));
+        CLI_CU(cudaMalloc(&c->dres32, (size_t)c->ye * 4));
+        CLI_CU(cudaMemcpy(c->dres, c->hres, ysz, cudaMemcpyHostToDevice));
+        CLI_CU(cudaMemcpy(c->dres32, c->hres32, (size_t)c->ye * 4, cudaMemcpyHostToDevice));
     }
     return 0;
 fail:
@@ -942,19 +934,19 @@ static int check_case(check_data_t *c, int epi_case, const cli_opts_t *o)
     if (igemm_plan_create(&dplan, &dd, &e, &dopts) == IGEMM_STATUS_SUCCESS) have_direct = 1;
     else snprintf(direct_note, sizeof direct_note, "direct path unavailable (%s)", igemm_last_error());
 
-    CU(cudaMemset(c->dy_raw, 0xFF, ysz + 2 * GUARD));
-    CU(cudaMemset(c->dyd_raw, 0xFF, (size_t)c->ye * 4 + 2 * GUARD));
+    CLI_CU(cudaMemset(c->dy_raw, 0xFF, ysz + 2 * GUARD));
+    CLI_CU(cudaMemset(c->dyd_raw, 0xFF, (size_t)c->ye * 4 + 2 * GUARD));
     IG(igemm_plan_run(plan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
                       e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres : NULL, dy, NULL));
     if (have_direct)
         IG(igemm_plan_run(dplan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
                           e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres32 : NULL, dyd,
                           NULL));
-    CU(cudaDeviceSynchronize());
-    CU(cudaMemcpy(c->hy_raw, c->dy_raw, ysz + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaDeviceSynchronize());
+    CLI_CU(cudaMemcpy(c->hy_raw, c->dy_raw, ysz + 2 * GUARD, cudaMemcpyDeviceToHost));
     guards_ok = guards_intact(c->hy_raw, ysz);
     if (have_direct) {
-        CU(cudaMemcpy(c->hyd_raw, c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD,
+        CLI_CU(cudaMemcpy(c->hyd_raw, c->dyd_raw, (size_t)c->ye * 4 + 2 * GUARD,
                       cudaMemcpyDeviceToHost));
         if (!guards_intact(c->hyd_raw, (size_t)c->ye * 4))
             snprintf(direct_note, sizeof direct_note, "direct path wrote outside y");
@@ -1264,7 +1256,7 @@ static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int6
                 if (perf[i].memory <= ws_cap && perf[i].memory > ws_max) ws_max = perf[i].memory;
             }
         }
-        if (ws_max > 0) CU(cudaMalloc(&c->ws, ws_max));
+        if (ws_max > 0) CLI_CU(cudaMalloc(&c->ws, ws_max));
         c->ws_bytes = ws_max;
         memset(perf, 0, sizeof perf);
         nret = 0;
@@ -1314,7 +1306,7 @@ static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int6
             if (c->ws) cudaFree(c->ws);
             c->ws = NULL;
             c->ws_bytes = 0;
-            CU(cudaMalloc(&c->ws, b));
+            CLI_CU(cudaMalloc(&c->ws, b));
             c->ws_bytes = b;
         }
     }
@@ -1385,12 +1377,12 @@ static int compare_with_cudnn(ours_ctx_t *oc, dnn_ctx_t *dc, const igemm_conv2d_
         goto fail;
     }
     if (ours_fn(oc, 0, stream, err, errlen) != 0) goto fail;
-    CU(cudaStreamSynchronize(stream));
-    CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
-    CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
+    CLI_CU(cudaStreamSynchronize(stream));
+    CLI_CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
     if (dnn_fn(dc, 0, stream, err, errlen) != 0) goto fail;
-    CU(cudaStreamSynchronize(stream));
-    CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaStreamSynchronize(stream));
+    CLI_CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
     if (dc->fused) {
         e.has_bias = e.has_residual = 1;
         e.activation = IGEMM_ACT_RELU;

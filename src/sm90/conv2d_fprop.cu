@@ -472,7 +472,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.out_dtype = (int32_t)p->out_dtype;
     a.vec4 = (p->gemm_n % 4) == 0;
     a.vec2 = (p->gemm_n % 2) == 0;
-    a.tma_store = tma_store;
     a.a_tiled = a_tiled;
     a.scale = p->scale;
     a.bias = p->bias;

@@ -29,7 +29,6 @@
 #define SM90_THREADS 384
 #define SM90_PRODUCER_REGS 40
 #define SM90_CONSUMER_REGS 232
-#define SM90_A_STAGE_BYTES (SM90_BM * SM90_BK * 2) /* 16 KB */
 #define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
 #define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
 #define SM90_EPI_BYTES (2 * 2 * SM90_EPI_BUF_BYTES) /* 2 consumers x 2 buffers: 32 KB */
@@ -60,7 +59,6 @@ typedef struct igemm_sm90_args {
                          (ping-pong: each consumer its own units, alternating) */
     int32_t pingpong; /* 1: consumer c takes the CTA's units c, c+2, ...; one's epilogue overlaps
                          the other's mainloop. Needs splits == 1 (uniform k-blocks per unit). */
-    int32_t tma_store; /* y written by TMA stores from bf16/f16 staging (16-bit y, k % 8 == 0, no split) */
     const float *scale;
     const float *bias;
     const void *residual;
