@@ -94,6 +94,23 @@ if has ncusrc; then
   ncu -i /tmp/igemm_src.ncu-rep --page source --csv --print-source sass > "$OUT/ncu_src.csv" 2>&1 || ncu -i /tmp/igemm_src.ncu-rep --page source --csv > "$OUT/ncu_src.csv" 2>&1
   note "ncusrc: $(wc -l < "$OUT/ncu_src.csv") lines"
 fi
+if has diag; then
+  stamp diag
+  # where the consumers wait (stall samples per SASS line) and what cuDNN runs, on the short-K layers
+  for s in ${DIAG_SHAPES:-"r50_l1_1x1_64_64,32,56,56,64,64,1,1,1,1,0,0,1,1" "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1"}; do
+    nm=${s%%,*}
+    { echo "=== diag $nm: ours"; timeout 150 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section SourceCounters --import-source yes -o /tmp/d_$nm -f \
+        ./build/igemm run --shape "$s" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
+      ncu -i /tmp/d_$nm.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration|Throughput|Hit Rate|Registers|Shared Memory Config|Grid Size|Block Size|Warp Cycles Per Issued|Issued Warp|Stall|Bank" | head -40
+      ncu -i /tmp/d_$nm.ncu-rep --page source --csv --print-source sass > /tmp/d_$nm.csv 2>&1
+      python3 tools/ncu_top.py /tmp/d_$nm.csv 28
+      echo "=== diag $nm: cuDNN"; echo "$s" > /tmp/one.csv
+      timeout 150 ncu --clock-control none --launch-skip 0 --launch-count 400 --section SpeedOfLight --section LaunchStats \
+        ./build/igemm bench --shapes /tmp/one.csv --vs cudnn --iters 2 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Grid Size|Registers Per|Dynamic Shared" | awk '/\(/{k=$0; c[k]++} c[k]<=1' | head -60
+    } >> "$OUT/diag.log" 2>&1
+  done
+  note "diag: $(grep -c 'ncu rc=0' "$OUT/diag.log") profiles"
+fi
 if has bnsweep; then
   stamp bnsweep
   SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_256|r50_l1_1x1_256_64|r50_l2_1x1_128_512|r50_l4_3x3_512|r50_l3_3x3_256|vgg_3x3_64|sd_unet_3x3_320|sd_unet_3x3_640|sd_vae_3x3_128|r50_l4_1x1_1024_512)," "$IGEMM_SHAPES" > $SW
