@@ -443,7 +443,18 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             return;
         }
         cover(&cv, &d, &e);
-        if (run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90) < 0) {
+        /* sm90: cycle the tile shapes (planner's choice, 256 x {64,128}, 128 x {64,128,256})
+         * through the planner's developer knobs, so every kernel instance meets M/N tails */
+        static const char *const force_wm[6] = {NULL, "2", "2", "1", "1", "1"};
+        static const char *const force_bn[6] = {NULL, "64", "128", "64", "128", "256"};
+        if (path == IGEMM_PATH_SM90 && force_wm[i % 6]) {
+            setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 6], 1);
+            setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 6], 1);
+        }
+        const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
+        unsetenv("IGEMM_SM90_FORCE_WM");
+        unsetenv("IGEMM_SM90_FORCE_BN");
+        if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;
         }
@@ -493,7 +504,7 @@ TEST(gpu_random_direct)
 TEST(gpu_random_sm90)
 {
     SKIP_WITHOUT_GPU();
-    random_test(IGEMM_PATH_SM90, 150, GEN_SM90, 0x4004);
+    random_test(IGEMM_PATH_SM90, 240, GEN_SM90, 0x4004);
 }
 
 /* ------------------------------------------------------------------ edge shapes */

@@ -674,3 +674,55 @@ TEST(half_bf16_special_values)
     CHECK(igemm_bf16_to_float(0x0001) == fbits(0x00010000u));
     CHECK(isnan(igemm_bf16_to_float(0x7FC0)));
 }
+
+/* ------------------------------------------------------------------ fast division */
+#include "../src/common/fastdiv.h"
+
+/* The sm90 kernels divide tile and pixel indices by run-time constants with
+ * igemm_fastdiv; its host form must equal '/' for every divisor and every x < 2^31. */
+TEST(fastdiv_matches_division)
+{
+    static const int32_t ds[] = {1, 2, 3, 5, 6, 7, 8, 9, 12, 13, 56, 64, 100, 112, 127, 128, 129, 784, 3136, 12544,
+                                 50176, 65535, 65536, 65537, 1 << 20, (1 << 20) + 1, 1000003, 1 << 30,
+                                 (1 << 30) + 1, 2147483647};
+    const int32_t xmax = 2147483647;
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    long checked = 0;
+    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+        const int32_t d = ds[di];
+        const igemm_fastdiv_t f = igemm_fastdiv_make(d);
+        const int32_t edge[] = {0, 1, d - 1, d, d + 1, 2 * (d / 2), xmax, xmax - 1, xmax - d, xmax / d * d,
+                                xmax / d * d - 1};
+        for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++) {
+            const int32_t x = edge[e];
+            if (x < 0) continue;
+            CHECK_MSG(igemm_fastdiv_div_host(x, f) == x / d, "fastdiv %d / %d = %d, want %d", x, d,
+                      igemm_fastdiv_div_host(x, f), x / d);
+            checked++;
+        }
+        for (int i = 0; i < 20000; i++) {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            const int32_t x = (int32_t)(st & 0x7fffffffu) >> (int)(st >> 59); /* spread over magnitudes */
+            if (igemm_fastdiv_div_host(x, f) != x / d) {
+                CHECK_MSG(0, "fastdiv %d / %d = %d, want %d", x, d, igemm_fastdiv_div_host(x, f), x / d);
+                break;
+            }
+            checked++;
+        }
+        /* every multiple boundary near small quotients */
+        for (int32_t qv = 0; qv < 3000 && (int64_t)qv * d < xmax; qv++) {
+            const int64_t x0 = (int64_t)qv * d;
+            for (int dx = -1; dx <= 1; dx++) {
+                const int64_t x = x0 + dx;
+                if (x < 0 || x > xmax) continue;
+                if (igemm_fastdiv_div_host((int32_t)x, f) != (int32_t)(x / d)) {
+                    CHECK_MSG(0, "fastdiv %lld / %d wrong", (long long)x, d);
+                    qv = 3000;
+                    break;
+                }
+                checked++;
+            }
+        }
+    }
+    CHECK(checked > 500000);
+}

@@ -2,11 +2,13 @@
 # tools/gpu_check.sh — the one device call: build, test, check, sanitize, inspect SASS and
 # benchmark against cuDNN in the same process, writing logs under $OUT (at most 8 files).
 #   usage: tools/gpu_check.sh [stages...]   stages: build tests check sanitize sass bench fused fp16 py pybench
-#   (default: all). Each stage appends to $OUT/<stage group>.log; a summary is printed last.
+#   (default: all; stages run in the order given). A build made elsewhere can be carried in
+#   build/ and the build stage left out. Each stage appends to $OUT/<stage group>.log; a summary is printed last.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
+# optional stages: ncu ncusrc diag sweep
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -28,17 +30,17 @@ note "== gpu_check $(date -u +%FT%TZ) stages: $STAGES"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee -a "$SUMMARY"
 note "nvcc: $($NVCC --version | tail -1); cuDNN lib: ${IGEMM_CUDNN_LIB:-none}"
 
-if has build; then
+stage_build() {
   stamp build
   if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > /tmp/igemm_build.log 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 /tmp/igemm_build.log | tee -a "$CHK"; exit 1; fi
   { echo "=== ptxas (sm90)"; grep -hE "Compiling|registers|spill" build/src/sm90/*.ptxas.txt; } >> "$CHK" 2>/dev/null
-fi
-if has sass; then
+}
+stage_sass() {
   stamp sass
   { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$CHK" 2>&1
   note "sass: $(grep -c . "$CHK") lines; HGMMA=$(grep -E 'HGMMA' "$CHK" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$CHK" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$CHK" | awk '{s+=$1} END {print s+0}')"
-fi
-if has smoke; then
+}
+stage_smoke() {
   stamp smoke
   for path in direct general sm90; do
     for s in "t1x1,1,8,8,64,64,1,1,1,1,0,0,1,1" "t3x3,2,12,12,64,128,3,3,1,1,1,1,1,1" "ts2,2,15,15,128,64,3,3,2,2,1,1,1,1" "tdil,1,20,20,64,72,3,3,1,1,2,2,2,2" "t7x7,3,7,7,128,256,3,3,1,1,1,1,1,1" "todd,1,9,11,24,40,3,5,2,1,2,1,1,2" "tconv1,2,40,36,3,64,7,7,2,2,3,3,1,1" "tc5dil,1,19,23,5,24,3,3,1,2,2,1,2,1"; do
@@ -46,14 +48,14 @@ if has smoke; then
     done
   done
   note "smoke: $(grep -c 'rc=0' "$CHK") ok of $(grep -c 'rc=' "$CHK")"; grep -E 'rc=[1-9]' "$CHK" | tee -a "$SUMMARY"
-fi
-if has tests; then
+}
+stage_tests() {
   stamp tests
-  timeout 480 ./build/igemm_tests > "$OUT/tests.log" 2>&1; rc=$?
+  timeout 400 ./build/igemm_tests ${TESTS:-} > "$OUT/tests.log" 2>&1; rc=$?
   note "C tests (rc=$rc): $(tail -1 "$OUT/tests.log")"
   grep -E "FAIL" "$OUT/tests.log" | head -30 | tee -a "$SUMMARY"
-fi
-if has check; then
+}
+stage_check() {
   stamp check
   for dt in bf16 fp16; do
     timeout 300 ./build/igemm check --shapes "$IGEMM_SHAPES" --dtype $dt --epilogue all > /tmp/igemm_check.log 2>&1; rc=$?
@@ -61,8 +63,8 @@ if has check; then
     note "check $dt, every epilogue (rc=$rc): $(grep -c ' PASS' /tmp/igemm_check.log) PASS, $(grep -c ' FAIL' /tmp/igemm_check.log) FAIL; $(tail -1 /tmp/igemm_check.log)"
     grep ' FAIL' /tmp/igemm_check.log | head -10 | tee -a "$SUMMARY"
   done
-fi
-if has sanitize; then
+}
+stage_sanitize() {
   stamp sanitize
   for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
@@ -70,8 +72,8 @@ if has sanitize; then
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-fi
-if has ncu; then
+}
+stage_ncu() {
   stamp ncu
   for s in "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1" "sd_vae_3x3_512,1,128,128,512,512,3,3,1,1,1,1,1,1"; do
     echo "=== ncu ${s%%,*}" >> "$CHK"
@@ -79,22 +81,22 @@ if has ncu; then
       ./build/igemm run --shape "$s" --iters 3 --warmup 2 >> "$CHK" 2>&1; echo "ncu rc=$?" >> "$CHK"
   done
   note "ncu: $(grep -c 'ncu rc=0' "$CHK") of 3 profiles"
-fi
-if has ncuconv1; then
+}
+stage_ncuconv1() {
   stamp ncuconv1
   { echo "=== ncu r50_conv1 (fold pre-pass + conv)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
       ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -E "igemm_|Duration|Compute \(SM\) Throughput|DRAM Throughput"; } >> "$CHK"
   grep -A3 "=== ncu r50_conv1" "$CHK" >/dev/null; note "ncu conv1: $(grep -cE 'Duration' "$CHK") kernel durations logged"
-fi
-if has ncusrc; then
+}
+stage_ncusrc() {
   stamp ncusrc
   S1=${NCU_SHAPE:-r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1}
   timeout 150 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SourceCounters --section WarpStateStats --import-source yes -o /tmp/igemm_src -f \
     ./build/igemm run --shape "$S1" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1
   ncu -i /tmp/igemm_src.ncu-rep --page source --csv --print-source sass > "$OUT/ncu_src.csv" 2>&1 || ncu -i /tmp/igemm_src.ncu-rep --page source --csv > "$OUT/ncu_src.csv" 2>&1
   note "ncusrc: $(wc -l < "$OUT/ncu_src.csv") lines"
-fi
-if has diag; then
+}
+stage_diag() {
   stamp diag
   # where the consumers wait (stall samples per SASS line) and what cuDNN runs, on the short-K layers
   for s in ${DIAG_SHAPES:-"r50_l1_1x1_64_64,32,56,56,64,64,1,1,1,1,0,0,1,1" "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1"}; do
@@ -110,47 +112,52 @@ if has diag; then
     } >> "$OUT/diag.log" 2>&1
   done
   note "diag: $(grep -c 'ncu rc=0' "$OUT/diag.log") profiles"
-fi
-if has bnsweep; then
-  stamp bnsweep
-  SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_256|r50_l1_1x1_256_64|r50_l2_1x1_128_512|r50_l4_3x3_512|r50_l3_3x3_256|vgg_3x3_64|sd_unet_3x3_320|sd_unet_3x3_640|sd_vae_3x3_128|r50_l4_1x1_1024_512)," "$IGEMM_SHAPES" > $SW
-  for bn in 64 128 256; do
-    IGEMM_SM90_FORCE_BN=$bn timeout 120 ./build/igemm bench --shapes $SW --iters 50 2>/dev/null | grep -E "sm90" | awk -v bn=$bn '{print "bn=" bn, $1, $3}' >> "$OUT/bench.log"
+}
+stage_sweep() {
+  stamp sweep
+  # every tile shape (WM x BN) on every layer, plain bf16, ours only: calibrates the planner
+  for cfg in 1:64 1:128 1:256 2:64 2:128; do
+    IGEMM_SM90_FORCE_WM=${cfg%%:*} IGEMM_SM90_FORCE_BN=${cfg##*:} timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
   done
-  grep "^bn=" "$OUT/bench.log" | sort -k2,2 -k1,1 | tee -a "$SUMMARY"
-fi
-if has ppcheck; then
-  stamp ppcheck
-  IGEMM_SM90_PINGPONG=1 timeout 120 ./build/igemm_tests gpu_ > "$CHK" 2>&1; note "ping-pong forced, GPU tests rc=$?: $(tail -1 "$CHK")"
-  IGEMM_SM90_PINGPONG=1 timeout 150 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,residual-relu >> "$CHK" 2>&1; note "ping-pong forced, check rc=$?: $(grep -c PASS "$CHK") PASS $(grep -c FAIL "$CHK") FAIL"
-  SW=/tmp/sweep.csv; grep -E "^(r50_l1_1x1_64_64|r50_l1_1x1_64_256|r50_l1_3x3_64|r50_l1_1x1_256_64|r50_l2_1x1_256_128|r50_l2_1x1_128_512|r50_l3_1x1_256_1024|r50_l4_1x1_512_2048|vgg_3x3_64|sd_vae_3x3_128|r50_conv1)," "$IGEMM_SHAPES" > $SW
-  for pp in 0 1; do
-    IGEMM_SM90_PINGPONG=$pp timeout 120 ./build/igemm bench --shapes $SW --iters 50 2>/dev/null | grep -E "sm90" | awk -v pp=$pp '{print "pp=" pp, $1, $3}' >> "$OUT/bench.log"
-  done
-  grep "^pp=" "$OUT/bench.log" | sort -k2,2 -k1,1 | tee -a "$SUMMARY"
-fi
-if has bench; then
+  python3 - "$OUT/bench.log" <<'PY' | tee -a "$SUMMARY"
+import sys, collections
+t = collections.defaultdict(dict)
+for l in open(sys.argv[1]):
+    if l.startswith('tile='):
+        c, name, us = l.split()[:3]
+        t[name][c[5:]] = float(us)
+cs = ['1:64', '1:128', '1:256', '2:64', '2:128']
+print('%-22s' % 'sweep us (WM:BN)' + ''.join('%9s' % c for c in cs) + '   best')
+for n, d in t.items():
+    b = min(d, key=d.get)
+    print('%-22s' % n + ''.join('%9.2f' % d[c] if c in d else '%9s' % '-' for c in cs) + '   ' + b)
+PY
+}
+stage_bench() {
   stamp bench
   timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --csv "$OUT/bench_bf16.csv" > "$OUT/bench.log" 2>&1; note "bench bf16 rc=$?"
   tail -40 "$OUT/bench.log" | tee -a "$SUMMARY"
-fi
-if has fused; then
+}
+stage_fused() {
   stamp fused
   timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --fused --dtype bf16 --csv "$OUT/bench_fused.csv" >> "$OUT/bench.log" 2>&1; note "bench fused rc=$?"
   tail -38 "$OUT/bench.log" | tee -a "$SUMMARY"
-fi
-if has fp16; then
+}
+stage_fp16() {
   stamp fp16
   timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype fp16 >> "$OUT/bench.log" 2>&1; note "bench fp16 rc=$?"
   tail -38 "$OUT/bench.log" | tee -a "$SUMMARY"
-fi
-if has py; then
+}
+stage_py() {
   stamp py
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 -m pytest -q -x python/tests > "$OUT/py.log" 2>&1; note "python tests rc=$?: $(tail -1 "$OUT/py.log")"
-fi
-if has pybench; then
+}
+stage_pybench() {
   stamp pybench
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 python/bench.py --shapes "$IGEMM_SHAPES" --png "$OUT/bench_speedup.png" >> "$OUT/py.log" 2>&1; note "python bench rc=$?"
   tail -40 "$OUT/py.log" | tee -a "$SUMMARY"
-fi
+}
+for st in $STAGES; do
+  if declare -f "stage_$st" > /dev/null; then stage_$st; else note "unknown stage: $st"; fi
+done
 stamp done

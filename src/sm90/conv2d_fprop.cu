@@ -148,19 +148,33 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
-/* bm: rows per work unit (128 cooperative, 64 ping-pong). Barriers: full/empty per stage, 4
- * residual, 2 order. */
-static size_t sm90_smem_bytes(int bn, int stages, int bm)
+/* Dynamic shared memory of a (BM, BN, stages, residual slots) plan: A/B ring, 32 KB of output
+ * staging, 2 x res_slots residual boxes, full/empty barriers per stage and 2 x 4 x 2 residual
+ * barriers (2 x 4 full + 2 x 4 empty). */
+static size_t sm90_smem_bytes(int bm, int bn, int stages, int res_slots)
 {
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
-           SM90_EPI_BYTES + (size_t)stages * 16 + 48;
+           SM90_EPI_BYTES + (size_t)2 * res_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 +
+           32 * SM90_MAX_RES_SLOTS;
 }
 
-static int sm90_stages_for(int bn, int smem_optin, int bm)
+static int sm90_stages_for(int bm, int bn, int res_slots, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bn, s, bm) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, s, res_slots) > (size_t)smem_optin) s--;
     return s;
+}
+
+/* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
+static int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
+{
+    return p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && split <= 1;
+}
+
+/* 1 if the epilogue needs more than y = alpha * acc. */
+static bool sm90_general_epilogue(const igemm_conv_params_t *p)
+{
+    return p->has_scale || p->has_bias || p->has_residual || p->act != IGEMM_ACT_NONE;
 }
 
 #define SM90_WHY(...)                                                                                  \
@@ -221,94 +235,101 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
         SM90_WHY("image or filter too large: TMA byte strides must be < 2^40");
         return 0;
     }
+    if (p->gemm_m >= ((int64_t)1 << 31) - 512) {
+        SM90_WHY("n*p*q = %lld output pixels: the sm90 kernel indexes pixels with 32 bits (needs < 2^31 - 512)",
+                 (long long)p->gemm_m);
+        return 0;
+    }
     const int64_t k_iters = p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK);
-    const int64_t units = ((p->gemm_m + SM90_BM - 1) / SM90_BM) * ((p->gemm_n + 63) / 64);
+    const int64_t units = ((p->gemm_m + 127) / 128) * ((p->gemm_n + 63) / 64);
     if (k_iters > INT32_MAX / 2 || units > INT32_MAX / 2) {
         SM90_WHY("GEMM too large for 32-bit tile/k-block counters (M %lld, N %lld, k-blocks %lld)",
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(64, dev->smem_optin_per_block, SM90_BM) < 2) {
+    if (sm90_stages_for(128, 64, SM90_MAX_RES_SLOTS, dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
     return 1;
 }
 
-/* Planner. A rough cost model (microseconds on an H100-class SM) picks BN and the split:
- *   t_kblock(BN) = 128*BN*64*2 flop / (7.0e6 flop/us * eff(BN)), eff = 1.0 / 0.9 / 0.6
- *                  for BN = 256 / 128 / 64 (small N tiles are load-bound); 0.8 for BN = 256
- *                  when k % 256 != 0, 0.72 for BN = 128 when k % 128 != 0 (measured)
- *   t_unit       = t_kblock * ceil(k_blocks / split) + epilogue (128*BN / 65536 us)
- *   t            = ceil(units / grid) * t_unit  (+ for split > 1: 2 us + the partials'
- *                  write + read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
+/* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN), the
+ * split and the stages:
+ *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff(WM, BN)); eff = 0.6 (128x64), 0.8
+ *              (256x64), 0.9 (128x128), 1.0 (256x128, 128x256): narrow tiles are load-bound;
+ *              x0.8 for a partial last N tile at BN >= 128 (measured, sd_unet_3x3_320), x0.9
+ *              with fewer than 4 stages
+ *   t_unit   = t_kblock * ceil(k_blocks / split) + t_fixed (0.35 us: decode, epilogue
+ *              barriers, pipeline drain per tile) + BM*BN*out_bytes / 25e3 (the tile's output
+ *              at an SM's share of DRAM bandwidth)
+ *   t        = ceil(units / grid) * t_unit (+ for split > 1: 2 us + the partials' write and
+ *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
- * split and a workspace <= 256 MB. Ties go to the first candidate (larger BN, no split). */
+ * split and a workspace <= 256 MB. A TMA-store epilogue with a residual gets a residual ring
+ * of 4 boxes per consumer (2 when 4 would leave fewer than 4 stages). Ties go to the first
+ * candidate (larger tile, no split). Developer knobs (read at plan time, for tuning):
+ * IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the candidates. */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
-    static const int bns[3] = {256, 128, 64};
+    static const int cand[5][2] = {{1, 256}, {2, 128}, {1, 128}, {2, 64}, {1, 64}}; /* (WM, BN) */
     const int64_t M = p->gemm_m, N = p->gemm_n;
     const int c_blocks = (int)((p->c + SM90_BK - 1) / SM90_BK);
     const int k_iters = (int)(p->r * p->s * c_blocks);
     const int sms = dev->sm_count > 0 ? dev->sm_count : 132;
     const double out_size = p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0;
+    const char *fbn_s = getenv("IGEMM_SM90_FORCE_BN");
+    const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
+    const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0;
     double best_t = 0.0;
-    int best_bn = 0, best_split = 1, best_stages = 0;
-    for (int bi = 0; bi < 3; bi++) {
-        const int bn = bns[bi];
-        if (bn == 256 && N <= 128) continue;
-        if (bn == 128 && N <= 64) continue;
-        const int stages = sm90_stages_for(bn, dev->smem_optin_per_block, SM90_BM);
-        if (stages < 2) continue;
-        /* BN = 256 with a partial last N tile measured far slower than its tile count says
-         * (sd_unet_3x3_320, H200: 52 us vs 41 us at BN = 64): penalise it */
-        const double eff = bn == 256 ? (N % 256 == 0 ? 1.0 : 0.8) : bn == 128 ? (N % 128 == 0 ? 0.9 : 0.72) : 0.6;
-        const int64_t tiles = ((M + SM90_BM - 1) / SM90_BM) * ((N + bn - 1) / bn);
-        const double t_kb = (double)SM90_BM * bn * SM90_BK * 2.0 / (7.0e6 * eff);
+    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_rs = 0;
+    for (int ci = 0; ci < 5; ci++) {
+        const int wm = cand[ci][0], bn = cand[ci][1], bm = 128 * wm;
+        if (fbn == 64 || fbn == 128 || fbn == 256) {
+            if (bn != fbn) continue;
+        } else {
+            if (bn == 256 && N <= 128) continue;
+            if (bn == 128 && N <= 64) continue;
+        }
+        if ((fwm == 1 || fwm == 2) && wm != fwm) continue;
+        double eff = wm == 1 ? (bn == 256 ? 1.0 : bn == 128 ? 0.9 : 0.6) : (bn == 128 ? 1.0 : 0.8);
+        if (bn >= 128 && N % bn != 0) eff *= 0.8;
+        const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && k_iters / split < 4) break;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
+            int rs = 0;
+            if (sm90_tma_store_ok(p, split) && p->has_residual) {
+                rs = SM90_MAX_RES_SLOTS;
+                if (sm90_stages_for(bm, bn, rs, dev->smem_optin_per_block) < 4) rs = 2;
+            }
+            const int stages = sm90_stages_for(bm, bn, rs, dev->smem_optin_per_block);
+            if (stages < 2) continue;
+            const double e = stages < 4 ? eff * 0.9 : eff;
+            const double t_kb = (double)bm * bn * SM90_BK * 2.0 / (7.0e6 * e);
             const int64_t grid = units < sms ? units : sms;
             const int64_t waves = (units + grid - 1) / grid;
-            const double t_unit = t_kb * (double)((k_iters + split - 1) / split) + (double)SM90_BM * bn / 65536.0;
+            const double t_unit = t_kb * (double)((k_iters + split - 1) / split) + 0.35 +
+                                  (double)bm * bn * out_size / 25.0e3;
             double t = (double)waves * t_unit;
             if (split > 1) t += 2.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
             if (best_bn == 0 || t < best_t) {
                 best_t = t;
+                best_wm = wm;
                 best_bn = bn;
                 best_split = split;
                 best_stages = stages;
+                best_rs = rs;
             }
-        }
-    }
-    /* developer knob for tuning the model: IGEMM_SM90_FORCE_BN=64|128|256 (read at plan time) */
-    const char *force = getenv("IGEMM_SM90_FORCE_BN");
-    if (force != NULL && (atoi(force) == 64 || atoi(force) == 128 || atoi(force) == 256)) {
-        const int fbn = atoi(force);
-        const int fst = sm90_stages_for(fbn, dev->smem_optin_per_block, SM90_BM);
-        if (fst >= 2) {
-            best_bn = fbn;
-            best_stages = fst;
-            best_split = 1;
         }
     }
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
-    /* Ping-pong (64-row units, the consumers alternate, one's epilogue overlapping the other's
-     * mainloop) is opt-in: measured on an H200 it was slower on all 11 short-K layers tried
-     * (vgg_3x3_64 165 -> 263 us, r50_l1_3x3_64 29 -> 40 us): with the mainloops serialised one
-     * warpgroup alone cannot keep the tensor cores busy, and 64-row units double the B traffic.
-     * Needs uniform k-blocks per unit (no split). IGEMM_SM90_PINGPONG=1 (read at plan time)
-     * turns it on, for experiments. */
-    int pingpong = 0;
-    const char *fpp = getenv("IGEMM_SM90_PINGPONG");
-    if (fpp != NULL && (fpp[0] == '0' || fpp[0] == '1') && best_split == 1) pingpong = fpp[0] == '1';
-    const int bm = pingpong ? 64 : SM90_BM;
-    if (pingpong) best_stages = sm90_stages_for(best_bn, dev->smem_optin_per_block, bm);
+    const int bm = 128 * best_wm;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t units = tiles * best_split;
     cfg->bm = bm;
@@ -319,31 +340,27 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->consumers = 2;
     cfg->cluster_m = 1;
     cfg->split_k = best_split;
-    cfg->variant = SM90_GROUP_M;
+    cfg->variant = best_rs; /* residual ring slots per consumer */
     cfg->grid = (int)(units < sms ? units : sms);
-    cfg->smem_bytes = sm90_smem_bytes(best_bn, best_stages, bm);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_rs);
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%s), persistent grid "
-             "%d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, pingpong ? "ping-pong" : "cooperative", cfg->grid, (long long)tiles,
-             best_split,
-             best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
+             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
+             "each)%s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_wm, best_rs ? ", residual ring" : "", cfg->grid,
+             (long long)tiles, best_split, best_split > 1 ? " (fp32 workspace + reduce kernel)" : "",
+             cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bn, bool general, bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, bool general, bool tma_epi)
 {
-    if (dt == IGEMM_DTYPE_BF16) return igemm_sm90_pick_bf16(bn, general, tma_epi);
-    if (dt == IGEMM_DTYPE_F16) return igemm_sm90_pick_f16(bn, general, tma_epi);
+    if (dt == IGEMM_DTYPE_BF16)
+        return bm == 256 ? igemm_sm90_pick_bf16_wm2(bn, general, tma_epi) : igemm_sm90_pick_bf16_wm1(bn, general, tma_epi);
+    if (dt == IGEMM_DTYPE_F16)
+        return bm == 256 ? igemm_sm90_pick_f16_wm2(bn, general, tma_epi) : igemm_sm90_pick_f16_wm1(bn, general, tma_epi);
     return NULL;
-}
-
-/* 1 if the epilogue needs more than y = alpha * acc. */
-static bool sm90_general_epilogue(const igemm_conv_params_t *p)
-{
-    return p->has_scale || p->has_bias || p->has_residual || p->act != IGEMM_ACT_NONE;
 }
 
 static igemm_status_t sm90_cuda_fail(const char *what, cudaError_t e)
@@ -357,11 +374,11 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 {
     sm90_state_t *st = sm90_state_of(state);
     const int bn = cfg->bn;
-    const bool general = sm90_general_epilogue(p);
+    /* split-K partials are raw sums (the reduce kernel applies the epilogue): plain instance */
+    const bool general = sm90_general_epilogue(p) && cfg->split_k <= 1;
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
-    const int tma_store = p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && cfg->split_k <= 1 &&
-                          p->gemm_m < ((int64_t)1 << 31) - 256;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, bn, general, tma_store != 0);
+    const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, general, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -373,8 +390,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* (re-)encode the tensor maps when an operand pointer changed */
     /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
     const int a_tiled = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
-                        p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0 &&
-                        p->gemm_m < ((int64_t)1 << 31) - cfg->bm;
+                        p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};
@@ -442,7 +458,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     memset(&a, 0, sizeof a);
     a.gemm_m = p->gemm_m;
     a.gemm_n = p->gemm_n;
-    a.pq = p->p * p->q;
+    a.pq = (int32_t)(p->p * p->q);
     a.q = (int32_t)p->q;
     a.stride_h = (int32_t)p->stride_h;
     a.stride_w = (int32_t)p->stride_w;
@@ -454,13 +470,23 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.c_blocks = (int32_t)((p->c + SM90_BK - 1) / SM90_BK);
     a.k_iters = (int32_t)(p->r * p->s * a.c_blocks);
     a.bm = cfg->bm;
-    a.pingpong = cfg->bm == 64;
+    a.res_slots = tma_store && p->has_residual ? cfg->variant : 0;
     a.tiles_m = (int32_t)((p->gemm_m + cfg->bm - 1) / cfg->bm);
     a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
     a.num_tiles = a.tiles_m * a.tiles_n;
     a.splits = cfg->split_k > 1 ? cfg->split_k : 1;
     a.num_units = a.num_tiles * a.splits;
-    a.group_m = cfg->variant > 0 ? cfg->variant : SM90_GROUP_M;
+    a.k_q = a.k_iters / a.splits;
+    a.k_r = a.k_iters % a.splits;
+    a.group_m = a.tiles_m < SM90_GROUP_M ? a.tiles_m : SM90_GROUP_M;
+    a.full_groups = a.tiles_m / a.group_m;
+    a.fd_tiles = igemm_fastdiv_make(a.num_tiles);
+    a.fd_group = igemm_fastdiv_make(a.group_m * a.tiles_n);
+    a.fd_gm = igemm_fastdiv_make(a.group_m);
+    a.fd_gm_tail = igemm_fastdiv_make(a.tiles_m - a.full_groups * a.group_m > 0 ? a.tiles_m - a.full_groups * a.group_m
+                                                                                 : a.group_m);
+    a.fd_pq = igemm_fastdiv_make(a.pq);
+    a.fd_q = igemm_fastdiv_make(a.q);
     a.stages = cfg->stages;
     a.alpha = p->alpha;
     a.beta = p->beta;

@@ -16,15 +16,17 @@
 #include <string.h>
 
 #include "../common/epilogue.cuh"
+#include "../common/fastdiv.h"
 #include "../internal.h"
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
+#include "../ptx/ldmatrix.cuh"
 #include "../ptx/setmaxnreg.cuh"
+#include "../ptx/stmatrix.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../tensor_map.h"
 
-#define SM90_BM 128
 #define SM90_BK 64
 #define SM90_THREADS 384
 #define SM90_PRODUCER_REGS 40
@@ -37,28 +39,32 @@
 #define SM90_CONSUMER_ARRIVALS 8 /* empty barrier: lane 0 of each of the 8 consumer warps */
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
+#define SM90_MAX_RES_SLOTS 4     /* residual ring slots per consumer */
 #define SM90_MAX_WORKSPACE ((size_t)256 << 20)
 
-/* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__). */
+/* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__).
+ * All pixel and tile indices are 32-bit: supports() requires M = n*p*q < 2^31 - 512. */
 typedef struct igemm_sm90_args {
     int64_t gemm_m; /* n*p*q */
     int64_t gemm_n; /* k, output channels */
-    int64_t pq;     /* p*q */
+    int32_t pq;     /* p*q */
     int32_t q;
     int32_t stride_h, stride_w, pad_top, pad_left, dil_h, dil_w;
     int32_t filter_s; /* S */
     int32_t c_blocks; /* ceil(c / 64) */
     int32_t k_iters;  /* R*S*c_blocks: k-blocks of the whole reduction */
     int32_t tiles_m, tiles_n, num_tiles, splits, num_units, group_m, stages;
+    int32_t k_q, k_r;    /* k_iters / splits, k_iters % splits */
+    int32_t full_groups; /* tiles_m / group_m: groups of group_m M-tiles; the last may be smaller */
+    igemm_fastdiv_t fd_tiles, fd_group, fd_gm, fd_gm_tail, fd_pq, fd_q; /* / num_tiles, group_m*tiles_n,
+                                                  group_m, tiles_m - full_groups*group_m, pq, q */
     float alpha, beta, act_param;
     int32_t act, has_scale, has_bias, has_residual, out_dtype;
     int32_t vec4; /* gemm_n % 4 == 0: 4-element row chunks are 4-element aligned */
     int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
     int32_t a_tiled; /* 1x1, stride 1, no padding: x is the A matrix [M, C]; tmap_x is a tiled 2-D map */
-    int32_t bm;       /* rows per work unit: 128 (cooperative: both consumers, 64 rows each) or 64
-                         (ping-pong: each consumer its own units, alternating) */
-    int32_t pingpong; /* 1: consumer c takes the CTA's units c, c+2, ...; one's epilogue overlaps
-                         the other's mainloop. Needs splits == 1 (uniform k-blocks per unit). */
+    int32_t bm;        /* rows per tile: 128 * WM */
+    int32_t res_slots; /* residual ring slots per consumer (TMA epilogue with a residual), else 0 */
     const float *scale;
     const float *bias;
     const void *residual;
@@ -81,26 +87,6 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 128) ptx_wgmma_m64n128k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
     }
-}
-
-/* Work unit -> tile origin (m0, n0) and k-block range [kb0, kb1) of its split. Units are
- * split-major; inside a split, tiles go in groups of group_m M-tiles, M fastest. */
-static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn, int64_t &m0,
-                                                        int &n0, int &kb0, int &kb1, int &split)
-{
-    split = unit / a.num_tiles;
-    const int t = unit - split * a.num_tiles;
-    const int group_size = a.group_m * a.tiles_n;
-    const int g = t / group_size;
-    const int first_m = g * a.group_m;
-    const int gm = min(a.tiles_m - first_m, a.group_m);
-    const int local = t - g * group_size;
-    const int tm = first_m + local % gm;
-    const int tn = local / gm;
-    m0 = (int64_t)tm * a.bm;
-    n0 = tn * bn;
-    kb0 = (int)((int64_t)split * a.k_iters / a.splits);
-    kb1 = (int)((int64_t)(split + 1) * a.k_iters / a.splits);
 }
 
 /* Stores 4 consecutive columns n..n+3 of output row m (m < M, n < N; columns >= N dropped).
@@ -183,22 +169,6 @@ static __device__ __forceinline__ void sm90_store4(const igemm_sm90_args_t &a, i
     }
 }
 
-/* cv[0..15] = the accumulators of 32-column half-chunk hc (fragment blocks 4hc .. 4hc+3). The
- * chunk loop is not unrolled (one copy of the epilogue body, small enough for the instruction
- * cache); register arrays need compile-time indices, hence the predicated copy. 16 values at a
- * time (not 32) keep the general BN = 256 instances from spilling. */
-template <int BN>
-static __device__ __forceinline__ void sm90_take_half(const float *acc, int hc, float *cv)
-{
-#pragma unroll
-    for (int c = 0; c < BN / 32; c++) {
-        if (hc == c) {
-#pragma unroll
-            for (int i = 0; i < 16; i++) cv[i] = acc[16 * c + i];
-        }
-    }
-}
-
 /* Activations other than ReLU, out of line: inlining the 9-way switch for every element of the
  * unrolled epilogue made the kernel too large for the instruction cache. */
 static __device__ __noinline__ float sm90_act_slow(int act, float v, float act_param)
@@ -211,43 +181,6 @@ static __device__ __forceinline__ float sm90_act(const igemm_sm90_args_t &a, flo
 {
     if (a.act == IGEMM_ACT_RELU) return fmaxf(v, 0.0f);
     return sm90_act_slow(a.act, v, a.act_param);
-}
-
-/* Epilogue of one column pair (n, n+1) on one output row: v = act(alpha*scale*acc + bias +
- * beta*residual), the order of src/common/epilogue.cuh. GENERAL = false: y = alpha*acc only.
- * rowoff = m*N (64-bit); row_ok = m < M; sc/bi are the pair's scale/bias (hoisted). */
-template <bool GENERAL>
-static __device__ __forceinline__ void sm90_epi_pair(const igemm_sm90_args_t &a, float &v0, float &v1, int64_t rowoff,
-                                                     int64_t n, bool row_ok, float2 sc, float2 bi)
-{
-    v0 *= a.alpha;
-    v1 *= a.alpha;
-    if (!GENERAL) return;
-    v0 = v0 * sc.x + bi.x;
-    v1 = v1 * sc.y + bi.y;
-    if (a.has_residual && row_ok) {
-        float r0 = 0.0f, r1 = 0.0f;
-        const int64_t off = rowoff + n;
-        if (a.vec2 && n + 1 < a.gemm_n && a.out_dtype != IGEMM_DTYPE_F32) {
-            const uint32_t raw = __ldg((const unsigned int *)((const uint16_t *)a.residual + off));
-            if (a.out_dtype == IGEMM_DTYPE_F16) {
-                const float2 f = __half22float2(*(const __half2 *)&raw);
-                r0 = f.x, r1 = f.y;
-            } else {
-                const float2 f = __bfloat1622float2(*(const __nv_bfloat162 *)&raw);
-                r0 = f.x, r1 = f.y;
-            }
-        } else {
-            if (n < a.gemm_n) r0 = igemm_load_out(a.residual, off, a.out_dtype);
-            if (n + 1 < a.gemm_n) r1 = igemm_load_out(a.residual, off + 1, a.out_dtype);
-        }
-        v0 += a.beta * r0;
-        v1 += a.beta * r1;
-    }
-    if (a.act != IGEMM_ACT_NONE) {
-        v0 = sm90_act(a, v0);
-        v1 = sm90_act(a, v1);
-    }
 }
 
 /* Packs two floats into a 16-bit pair of the input-like dtype DTO (F16 or BF16). */
@@ -294,12 +227,59 @@ static __device__ __forceinline__ void sm90_store_pair(const igemm_sm90_args_t &
     }
 }
 
-/* The persistent warp-specialised kernel. DT: input dtype (F16/BF16); BN: 64, 128 or 256;
- * GENERAL: the epilogue has scale/bias/residual/activation (else y = alpha * acc);
- * TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled staging boxes, else by
- * direct pair stores (f32 y, other k, split-K partials). One store path per instance keeps the
- * unrolled epilogue small: v2 measured 37% of stall samples as instruction-cache misses. */
-template <int DT, int BN, bool GENERAL, bool TMA_EPI>
+
+/* Residual pair (n, n+1) of output row rowoff/N for the direct-store epilogue (0 outside). */
+static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &a, int64_t rowoff, int64_t n,
+                                                       bool row_ok)
+{
+    float2 r = make_float2(0.0f, 0.0f);
+    if (!row_ok || n >= a.gemm_n) return r;
+    const int64_t off = rowoff + n;
+    if (a.vec2 && n + 1 < a.gemm_n && a.out_dtype != IGEMM_DTYPE_F32)
+        return sm90_unpack2(a.out_dtype, __ldg((const unsigned int *)((const uint16_t *)a.residual + off)));
+    r.x = igemm_load_out(a.residual, off, a.out_dtype);
+    if (n + 1 < a.gemm_n) r.y = igemm_load_out(a.residual, off + 1, a.out_dtype);
+    return r;
+}
+
+/* Work unit -> tile origin (m0, n0) and k-block range [kb0, kb1). Units are split-major;
+ * inside a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest),
+ * so consecutive units share filter tiles and A rows in L2. Divisions by run-time constants
+ * use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
+static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn, int &m0,
+                                                        int &n0, int &kb0, int &kb1)
+{
+    int t = unit, split = 0;
+    if (a.splits > 1) {
+        split = igemm_fastdiv_div(unit, a.fd_tiles);
+        t = unit - split * a.num_tiles;
+    }
+    const int g = igemm_fastdiv_div(t, a.fd_group);
+    const int local = t - g * a.fd_group.d;
+    const bool full = g < a.full_groups;
+    const int gm = full ? a.fd_gm.d : a.fd_gm_tail.d;
+    const int tn = full ? igemm_fastdiv_div(local, a.fd_gm) : igemm_fastdiv_div(local, a.fd_gm_tail);
+    const int tm = g * a.group_m + (local - tn * gm);
+    m0 = tm * a.bm;
+    n0 = tn * bn;
+    if (a.splits > 1) { /* split s: k_q + (s < k_r) k-blocks */
+        kb0 = split * a.k_q + min(split, a.k_r);
+        kb1 = kb0 + a.k_q + (split < a.k_r ? 1 : 0);
+    } else {
+        kb0 = 0;
+        kb1 = a.k_iters;
+    }
+}
+
+/* The persistent warp-specialised kernel.
+ *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
+ *   consumer (tile rows BM = 128 * WM; WM = 2 only with BN <= 128, the accumulators are
+ *   WM * BN / 2 registers); GENERAL: the epilogue has scale/bias/residual/activation (else
+ *   y = alpha * acc); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
+ *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
+ * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
+ * (one ring of a.res_slots per consumer), warpgroups 1 and 2 are the consumers. */
+template <int DT, int BN, int WM, bool GENERAL, bool TMA_EPI>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -308,70 +288,76 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                                    const __grid_constant__ igemm_sm90_args_t a)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
+    constexpr uint32_t A_STAGE = 128u * WM * SM90_BK * 2; /* 16 or 32 KB */
+    constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     extern __shared__ __align__(1024) uint8_t smem_raw[];
 
-    /* carve the aligned dynamic shared memory (layout: header comment) */
+    /* carve the aligned dynamic shared memory (layout: conv2d_fprop.cu header comment) */
     const int S = a.stages;
+    const int RS = a.res_slots;
     const uint32_t raw = ptx_cvta_to_shared(smem_raw);
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
-    const uint32_t A_STAGE = (uint32_t)a.bm * SM90_BK * 2; /* 16 KB cooperative, 8 KB ping-pong */
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
-    const uint32_t epi_off = (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
-    uint8_t *const epi = smem_raw + (base - raw) + epi_off; /* generic pointer to the staging */
-    const uint32_t full_bar = base + epi_off + SM90_EPI_BYTES; /* full[i]  = full_bar + 8 i  */
-    const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;     /* empty[i] = empty_bar + 8 i */
-    const uint32_t res_bar = empty_bar + 8u * (uint32_t)S;      /* res[2*consumer + buffer]   */
-    const uint32_t order_bar = res_bar + 32u;                   /* order[consumer] (ping-pong) */
+    const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
+    const uint32_t res_smem = epi_smem + SM90_EPI_BYTES;                      /* 2 x RS boxes */
+    const uint32_t full_bar = res_smem + 2u * (uint32_t)RS * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
+    const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
+    const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
+    const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_RES_SLOTS; /* [consumer][slot] */
 
     if (threadIdx.x == 0) {
         for (int i = 0; i < S; i++) {
             ptx_mbarrier_init(full_bar + 8u * i, 1);
-            /* released by lane 0 of each warp of the consumer(s) that read the stage */
-            ptx_mbarrier_init(empty_bar + 8u * i, a.pingpong ? SM90_CONSUMER_ARRIVALS / 2 : SM90_CONSUMER_ARRIVALS);
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
         }
-        for (int i = 0; i < 4; i++) ptx_mbarrier_init(res_bar + 8u * i, 1);
-        for (int i = 0; i < 2; i++) ptx_mbarrier_init(order_bar + 8u * i, SM90_CONSUMER_ARRIVALS / 2);
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < RS; i++) {
+                ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_RES_SLOTS + i), 1);
+                ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_RES_SLOTS + i), SM90_CONSUMER_ARRIVALS / 2);
+            }
         ptx_fence_mbarrier_init_release_cluster();
     }
     __syncthreads();
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
-        /* ---------------------------------------------------------------- producer */
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
+            /* ------------------------------------------------------- A/B producer */
             ptx_prefetch_tensormap(&tmap_x);
             ptx_prefetch_tensormap(&tmap_w);
             int stage = 0;
             uint32_t phase = 0;
             for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
-                int64_t m0;
-                int n0, kb0, kb1, split;
-                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1, split);
+                int m0, n0, kb0, kb1;
+                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
                 /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
-                const int64_t nb = m0 / a.pq;
-                const int64_t rem = m0 - nb * a.pq;
-                const int32_t p0 = (int32_t)(rem / a.q);
-                const int32_t q0 = (int32_t)(rem - (int64_t)p0 * a.q);
+                const int nb = igemm_fastdiv_div(m0, a.fd_pq);
+                const int rem = m0 - nb * a.pq;
+                const int p0 = igemm_fastdiv_div(rem, a.fd_q);
+                const int q0 = rem - p0 * a.q;
                 const int32_t w0 = q0 * a.stride_w - a.pad_left;
                 const int32_t h0 = p0 * a.stride_h - a.pad_top;
                 /* k-block kb = (r*S + s)*CB + cb */
-                int cb = kb0 % a.c_blocks;
-                const int rs = kb0 / a.c_blocks;
-                int r = rs / a.filter_s;
-                int s = rs - r * a.filter_s;
+                int cb = 0, r = 0, s = 0;
+                if (kb0 > 0) {
+                    cb = kb0 % a.c_blocks;
+                    const int rs = kb0 / a.c_blocks;
+                    r = rs / a.filter_s;
+                    s = rs - r * a.filter_s;
+                }
                 for (int kb = kb0; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free */
                     ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
                     if (a.a_tiled)
                         ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                         cb * SM90_BK, (int32_t)m0);
+                                                         cb * SM90_BK, m0);
                     else
                         ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                           cb * SM90_BK, w0, h0, (int32_t)nb,
-                                                           (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
+                                                           cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
+                                                           (uint16_t)(r * a.dil_h));
                     ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
                                                      cb * SM90_BK, s, r, n0);
                     if (++cb == a.c_blocks) {
@@ -387,84 +373,98 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     }
                 }
             }
+        } else if (TMA_EPI && GENERAL && threadIdx.x == 32 && RS > 0) {
+            /* ------------------------------------------------- residual producer: the boxes
+             * of every epilogue chunk, in the consumers' order, RS ahead per consumer */
+            ptx_prefetch_tensormap(&tmap_r);
+            int slot = 0;
+            uint32_t phase = 0;
+            for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+                int m0, n0, kb0, kb1;
+                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
+                for (int ch = 0; ch < NCH; ch++) {
+                    if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                    for (int i = 0; i < WM; i++) {
+                        for (int c = 0; c < 2; c++) {
+                            const uint32_t idx = (uint32_t)(c * SM90_MAX_RES_SLOTS + slot);
+                            ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
+                            ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
+                            ptx_cp_async_bulk_tensor_2d_tile(
+                                res_smem + (uint32_t)(c * RS + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
+                                rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS, m0 + 64 * (WM * c + i));
+                        }
+                        if (++slot == RS) {
+                            slot = 0;
+                            phase ^= 1u;
+                        }
+                    }
+                }
+            }
         }
         return;
     }
 
     /* -------------------------------------------------------------------- consumers */
     ptx_setmaxnreg_inc<SM90_CONSUMER_REGS>();
-    const int cw = wg - 1;                  /* consumer index: rows 64*cw .. 64*cw + 63 (cooperative) */
-    const int row_off = a.pingpong ? 0 : 64 * cw; /* this consumer's first row inside a unit */
+    const int cw = wg - 1;                  /* consumer index: rows 64*WM*cw .. of the tile */
     const int tid = threadIdx.x - 128 * wg; /* 0..127 inside the warpgroup */
     const int warp = tid >> 5;
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
+    const bool res_ring = TMA_EPI && GENERAL && RS > 0;
     /* this consumer's two 8 KB staging boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
-    uint8_t *const stg = epi + cw * 2 * SM90_EPI_BUF_BYTES;
-    const uint32_t stg_smem = base + epi_off + (uint32_t)cw * 2u * SM90_EPI_BUF_BYTES;
+    const uint32_t stg_smem = epi_smem + (uint32_t)cw * 2u * SM90_EPI_BUF_BYTES;
+    const uint32_t my_res = res_smem + (uint32_t)cw * (uint32_t)RS * SM90_EPI_BUF_BYTES;
+    const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_RES_SLOTS * (uint32_t)cw;
+    const uint32_t my_rempty = rempty_bar + 8u * SM90_MAX_RES_SLOTS * (uint32_t)cw;
     uint32_t chunk_count = 0; /* epilogue chunks stored so far: staging buffer = chunk_count & 1 */
-    /* residual by TMA into the staging box the output of the same chunk overwrites (each thread
-     * reads, then writes, exactly its own elements), prefetched one chunk ahead */
-    const bool res_tma = GENERAL && TMA_EPI && a.has_residual;
-    const uint32_t my_res_bar = res_bar + 16u * (uint32_t)cw; /* + 8 * buffer */
-    uint32_t res_phase = 0;                                    /* bit b: parity of buffer b */
-    if (TMA_EPI && threadIdx.x == 128 * wg) ptx_prefetch_tensormap(&tmap_y);
+    int rslot = 0;
+    uint32_t rphase = 0;
+    if (TMA_EPI && tid == 0) ptx_prefetch_tensormap(&tmap_y);
+    /* stmatrix/ldmatrix row address of this lane inside a 64 x 64 swizzled box, for the
+     * 16-byte column pair jp: matrix mi = lane/8 is (row half h = mi & 1, column block
+     * 2jp + (mi >> 1)); row = 16*warp + 8h + lane%8; swizzled 16 B chunk = (2jp + (mi>>1)) ^ (row%8) */
+    const uint32_t lrow = (uint32_t)(warp * 16 + 8 * ((lane >> 3) & 1) + (lane & 7));
+    const uint32_t lane_box = lrow * 128u + ((((uint32_t)lane >> 4) ^ ((uint32_t)lane & 7u)) << 4);
 
-    float acc[BN / 2];
+    float acc[WM][BN / 2];
 #pragma unroll
-    for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+        for (int j = 0; j < BN / 2; j++) acc[i][j] = 0.0f;
 
     int stage = 0;
     uint32_t phase = 0;
-    const int unit_step = a.pingpong ? 2 * (int)gridDim.x : (int)gridDim.x;
-    uint32_t order_phase = 0; /* parity of the other consumer's next order-barrier completion */
-    for (int unit = blockIdx.x + (a.pingpong ? cw * (int)gridDim.x : 0); unit < a.num_units; unit += unit_step) {
-        int64_t m0;
-        int n0, kb0, kb1, split;
-        sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1, split);
-        const int nk = kb1 - kb0;
-        if (a.pingpong) {
-            /* the producer fills the ring with every unit of this CTA in order, k_iters k-blocks
-             * each: this unit's first k-block sits at ring position local * k_iters */
-            const int local = (unit - (int)blockIdx.x) / (int)gridDim.x;
-            const int64_t pos = (int64_t)local * a.k_iters;
-            stage = (int)(pos % S);
-            phase = (uint32_t)((pos / S) & 1);
-            /* order: start only after the other consumer finished the mainloop of unit local-1.
-             * Then every earlier fill of the stages this unit waits on has been observed, so the
-             * parity waits below are never two phases apart (and the mainloops alternate, each
-             * consumer's epilogue overlapping the other's MMAs). */
-            if (local > 0) {
-                ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)(cw ^ 1), order_phase);
-                order_phase ^= 1u;
-            }
-        }
-        if (res_tma && tid == 0) {
-            /* buffer of this tile's chunk 0: its last store (2 chunks ago) must be done reading */
-            const uint32_t b = chunk_count & 1u;
-            ptx_cp_async_bulk_wait_group_read<1>();
-            ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * b, SM90_EPI_BUF_BYTES);
-            ptx_cp_async_bulk_tensor_2d_tile(stg_smem + b * SM90_EPI_BUF_BYTES, &tmap_r, my_res_bar + 8u * b, n0,
-                                             (int32_t)(m0 + row_off));
-        }
+    for (int unit = blockIdx.x; unit < a.num_units; unit += (int)gridDim.x) {
+        int m0, n0, kb0, kb1;
+        sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
+        const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
+        const int row0 = 64 * WM * cw; /* this consumer's first row inside the tile */
+        const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
-            const uint64_t da =
-                wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row_off * 128u);
+            const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
             const uint64_t db = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES);
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
+            for (int i = 0; i < WM; i++)
+#pragma unroll
+                for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
-                sm90_wgmma<DT, BN>(acc, da + 2u * kk, db + 2u * kk, (it > 0 || kk > 0) ? 1 : 0);
+#pragma unroll
+                for (int i = 0; i < WM; i++)
+                    sm90_wgmma<DT, BN>(acc[i], wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk, db + 2u * kk,
+                                       (it > 0 || kk > 0) ? 1 : 0);
             ptx_wgmma_commit_group();
             ptx_wgmma_wait_group<1>(); /* the previous k-block's MMAs are done with their stage */
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
+            for (int i = 0; i < WM; i++)
+#pragma unroll
+                for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
             if (it > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
             prev = stage;
             if (++stage == S) {
@@ -474,148 +474,167 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         }
         ptx_wgmma_wait_group<0>();
 #pragma unroll
-        for (int i = 0; i < BN / 2; i++) wgmma_fence_operand(acc[i]);
-        if (nk > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
-        if (a.pingpong && lane == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)cw); /* my mainloop is done */
-        if (nk == 0) { /* cannot happen with a plan from configure(); keeps the output defined */
+        for (int i = 0; i < WM; i++)
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
-        }
+            for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
+        if (lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
 
-        /* epilogue: fragment -> fused math -> (16-bit y, k % 8 == 0) bf16/f16 staging box in
-         * 128B-swizzled smem -> TMA store of 64 x 64 boxes (the hardware clips m >= M, n >= k),
-         * double-buffered per consumer; otherwise direct masked pair stores. Fragment layout
-         * (src/ptx/wgmma.cuh): acc[4j + 2h + e] is row 16*warp + lane/4 + 8h, column
-         * 8j + 2*(lane%4) + e of this consumer's 64 x BN block. */
-        const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8 */
-        const int64_t m_row0 = m0 + row_off + r_lo;
-        const bool ok0 = m_row0 < a.gemm_m, ok1 = m_row0 + 8 < a.gemm_m;
-        const int64_t rowoff0 = m_row0 * a.gemm_n, rowoff1 = (m_row0 + 8) * a.gemm_n;
-        constexpr bool use_tma = TMA_EPI;
-#pragma unroll 1
-        for (int ch = 0; ch < BN / SM90_EPI_COLS; ch++) {
-            if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the warpgroup */
-
-            const uint32_t buf = chunk_count & 1u;
-            uint8_t *const box = stg + buf * SM90_EPI_BUF_BYTES;
-            if (use_tma) {
-                if (tid == 0) {
-                    /* the store that last read this buffer (2 chunks ago) must have finished reading */
-                    ptx_cp_async_bulk_wait_group_read<1>();
-                    if (res_tma && ch + 1 < BN / SM90_EPI_COLS && (int64_t)n0 + (ch + 1) * SM90_EPI_COLS < a.gemm_n) {
-                        /* prefetch the next chunk's residual into the other buffer, once the
-                         * previous chunk's store has read it */
-                        ptx_cp_async_bulk_wait_group_read<0>();
-                        const uint32_t nb = buf ^ 1u;
-                        ptx_mbarrier_arrive_expect_tx(my_res_bar + 8u * nb, SM90_EPI_BUF_BYTES);
-                        ptx_cp_async_bulk_tensor_2d_tile(stg_smem + nb * SM90_EPI_BUF_BYTES, &tmap_r,
-                                                         my_res_bar + 8u * nb, n0 + (ch + 1) * SM90_EPI_COLS,
-                                                         (int32_t)(m0 + row_off));
-                    }
-                }
-                ptx_bar_sync(1 + cw, 128);
-                if (res_tma) {
-                    ptx_mbarrier_wait_parity(my_res_bar + 8u * buf, (res_phase >> buf) & 1u);
-                    res_phase ^= 1u << buf;
+        /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
+         * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
+         * linear (alpha*scale, bias) + residual, activation, store. Fragment layout
+         * (src/ptx/wgmma.cuh): acc[i][4J + 2h + e] is row 64i + 16*warp + lane/4 + 8h,
+         * column 8J + 2*(lane%4) + e of this consumer's 64*WM x BN block. */
+        const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8, inside a 64-row block */
+#pragma unroll
+        for (int ch = 0; ch < NCH; ch++) {
+            if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
+            const int64_t nc = (int64_t)n0 + ch * SM90_EPI_COLS + 2 * (lane & 3); /* column of jj = 0 */
+            /* per-column factors of this chunk: as = alpha*scale, bi = bias (8 pairs) */
+            float2 as[8], bi[8];
+            if (GENERAL && !partial) {
+#pragma unroll
+                for (int jj = 0; jj < 8; jj++) {
+                    const int64_t n = nc + 8 * jj;
+                    const int64_t c0 = n < a.gemm_n ? n : a.gemm_n - 1;
+                    const int64_t c1 = n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1;
+                    as[jj] = make_float2(a.alpha, a.alpha);
+                    bi[jj] = make_float2(0.0f, 0.0f);
+                    if (a.has_scale) as[jj] = make_float2(a.alpha * __ldg(a.scale + c0), a.alpha * __ldg(a.scale + c1));
+                    if (a.has_bias) bi[jj] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
                 }
             }
-            float cv[16];          /* accumulators of the current half chunk: cv[4(jj%4) + 2h + e] */
-            float2 scv[4], biv[4]; /* its per-column scale and bias */
 #pragma unroll
-            for (int jj = 0; jj < SM90_EPI_COLS / 8; jj++) {
-                if ((jj & 3) == 0) { /* next half chunk: its accumulators, scale and bias (all loads first) */
-                    sm90_take_half<BN>(acc, 2 * ch + (jj >> 2), cv);
+            for (int i = 0; i < WM; i++) {
+                float *const v = &acc[i][32 * ch]; /* this chunk's 32 values: v[4jj + 2h + e] */
+                const int mrow = m0 + row0 + 64 * i;  /* first row of this 64-row block */
+                const int64_t m_lo = (int64_t)mrow + r_lo;
+                const bool ok0 = m_lo < a.gemm_m, ok1 = m_lo + 8 < a.gemm_m;
+                const int64_t rowoff0 = m_lo * a.gemm_n, rowoff1 = (m_lo + 8) * a.gemm_n;
+                uint32_t box = 0;
+                if (TMA_EPI) {
+                    box = stg_smem + (chunk_count & 1u) * SM90_EPI_BUF_BYTES;
+                    if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>(); /* the store 2 chunks ago read this box */
+                    ptx_bar_sync(1 + cw, 128);
+                }
+                if (!partial) {
+                    /* pass 1: linear part */
 #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const int64_t nn = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * (jj + u) + 2 * (lane & 3);
-                        const int64_t c0 = nn < a.gemm_n ? nn : a.gemm_n - 1;
-                        const int64_t c1 = nn + 1 < a.gemm_n ? nn + 1 : a.gemm_n - 1;
-                        scv[u] = make_float2(1.0f, 1.0f);
-                        biv[u] = make_float2(0.0f, 0.0f);
-                        if (GENERAL && !partial && a.has_scale) scv[u] = make_float2(__ldg(a.scale + c0), __ldg(a.scale + c1));
-                        if (GENERAL && !partial && a.has_bias) biv[u] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
+                    for (int jj = 0; jj < 8; jj++) {
+                        if (GENERAL) {
+                            v[4 * jj] = fmaf(v[4 * jj], as[jj].x, bi[jj].x);
+                            v[4 * jj + 1] = fmaf(v[4 * jj + 1], as[jj].y, bi[jj].y);
+                            v[4 * jj + 2] = fmaf(v[4 * jj + 2], as[jj].x, bi[jj].x);
+                            v[4 * jj + 3] = fmaf(v[4 * jj + 3], as[jj].y, bi[jj].y);
+                        } else {
+#pragma unroll
+                            for (int e = 0; e < 4; e++) v[4 * jj + e] *= a.alpha;
+                        }
+                    }
+                    /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
+                    if (GENERAL && a.has_residual) {
+                        if (res_ring) {
+                            ptx_mbarrier_wait_parity(my_rfull + 8u * rslot, rphase);
+                            const uint32_t rbox = my_res + (uint32_t)rslot * SM90_EPI_BUF_BYTES;
+#pragma unroll
+                            for (int jp = 0; jp < 4; jp++) {
+                                uint32_t rr[4]; /* {(2jp, h0), (2jp, h1), (2jp+1, h0), (2jp+1, h1)} */
+                                ldmatrix_sync_aligned_m8n8_x4_b16(rr, rbox + (lane_box ^ (jp << 5)));
+#pragma unroll
+                                for (int q4 = 0; q4 < 4; q4++) {
+                                    const int jj = 2 * jp + (q4 >> 1), h = q4 & 1;
+                                    const float2 r2 = sm90_unpack2(a.out_dtype, rr[q4]);
+                                    v[4 * jj + 2 * h] = fmaf(a.beta, r2.x, v[4 * jj + 2 * h]);
+                                    v[4 * jj + 2 * h + 1] = fmaf(a.beta, r2.y, v[4 * jj + 2 * h + 1]);
+                                }
+                            }
+                            __syncwarp(); /* this warp has read its rows of the residual box */
+                            if (lane == 0) ptx_mbarrier_arrive(my_rempty + 8u * rslot);
+                            if (++rslot == RS) {
+                                rslot = 0;
+                                rphase ^= 1u;
+                            }
+                        } else {
+#pragma unroll
+                            for (int jj = 0; jj < 8; jj++) {
+                                const float2 ra = sm90_res_pair(a, rowoff0, nc + 8 * jj, ok0);
+                                const float2 rb = sm90_res_pair(a, rowoff1, nc + 8 * jj, ok1);
+                                v[4 * jj] = fmaf(a.beta, ra.x, v[4 * jj]);
+                                v[4 * jj + 1] = fmaf(a.beta, ra.y, v[4 * jj + 1]);
+                                v[4 * jj + 2] = fmaf(a.beta, rb.x, v[4 * jj + 2]);
+                                v[4 * jj + 3] = fmaf(a.beta, rb.y, v[4 * jj + 3]);
+                            }
+                        }
+                    }
+                    /* pass 2: activation (ReLU inline, the others out of line) */
+                    if (GENERAL && a.act != IGEMM_ACT_NONE) {
+                        if (a.act == IGEMM_ACT_RELU) {
+#pragma unroll
+                            for (int e = 0; e < 32; e++) v[e] = fmaxf(v[e], 0.0f);
+                        } else {
+#pragma unroll
+                            for (int e = 0; e < 32; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+                        }
                     }
                 }
-                const int64_t n = (int64_t)n0 + ch * SM90_EPI_COLS + 8 * jj + 2 * (lane & 3);
-                float v0 = cv[4 * (jj & 3)], v1 = cv[4 * (jj & 3) + 1], v2 = cv[4 * (jj & 3) + 2], v3 = cv[4 * (jj & 3) + 3];
-                /* row r at r*128 B; 16-byte chunk jj of the row at (jj ^ (r & 7)) * 16 */
-                const uint32_t in_chunk = 4u * (uint32_t)(lane & 3);
-                const int ra = r_lo, rb = r_lo + 8;
-                uint32_t *const pa = (uint32_t *)(box + ra * 128 + ((jj ^ (ra & 7)) << 4) + in_chunk);
-                uint32_t *const pb = (uint32_t *)(box + rb * 128 + ((jj ^ (rb & 7)) << 4) + in_chunk);
-                if (res_tma) {
-                    /* v = act(alpha*scale*acc + bias + beta*residual), residual from the box */
-                    const float2 ra2 = sm90_unpack2(a.out_dtype, *pa), rb2 = sm90_unpack2(a.out_dtype, *pb);
-                    v0 = (a.alpha * v0) * scv[jj & 3].x + biv[jj & 3].x + a.beta * ra2.x;
-                    v1 = (a.alpha * v1) * scv[jj & 3].y + biv[jj & 3].y + a.beta * ra2.y;
-                    v2 = (a.alpha * v2) * scv[jj & 3].x + biv[jj & 3].x + a.beta * rb2.x;
-                    v3 = (a.alpha * v3) * scv[jj & 3].y + biv[jj & 3].y + a.beta * rb2.y;
-                    if (a.act != IGEMM_ACT_NONE) {
-                        v0 = sm90_act(a, v0);
-                        v1 = sm90_act(a, v1);
-                        v2 = sm90_act(a, v2);
-                        v3 = sm90_act(a, v3);
+                /* pass 3: store */
+                if (TMA_EPI) {
+#pragma unroll
+                    for (int jp = 0; jp < 4; jp++)
+                        stmatrix_sync_aligned_m8n8_x4_b16(box + (lane_box ^ (jp << 5)),
+                                                          sm90_pack2(a.out_dtype, v[8 * jp], v[8 * jp + 1]),
+                                                          sm90_pack2(a.out_dtype, v[8 * jp + 2], v[8 * jp + 3]),
+                                                          sm90_pack2(a.out_dtype, v[8 * jp + 4], v[8 * jp + 5]),
+                                                          sm90_pack2(a.out_dtype, v[8 * jp + 6], v[8 * jp + 7]));
+                    ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
+                    ptx_bar_sync(1 + cw, 128);
+                    if (tid == 0) {
+                        ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
+                        ptx_cp_async_bulk_commit_group();
                     }
-                } else if (!partial) {
-                    sm90_epi_pair<GENERAL>(a, v0, v1, rowoff0, n, ok0, scv[jj & 3], biv[jj & 3]);
-                    sm90_epi_pair<GENERAL>(a, v2, v3, rowoff1, n, ok1, scv[jj & 3], biv[jj & 3]);
-                }
-                if (use_tma) {
-                    *pa = sm90_pack2(a.out_dtype, v0, v1);
-                    *pb = sm90_pack2(a.out_dtype, v2, v3);
+                    chunk_count++;
                 } else {
-                    sm90_store_pair(a, rowoff0, n, ok0, v0, v1, partial, split);
-                    sm90_store_pair(a, rowoff1, n, ok1, v2, v3, partial, split);
+#pragma unroll
+                    for (int jj = 0; jj < 8; jj++) {
+                        sm90_store_pair(a, rowoff0, nc + 8 * jj, ok0, v[4 * jj], v[4 * jj + 1], partial, split);
+                        sm90_store_pair(a, rowoff1, nc + 8 * jj, ok1, v[4 * jj + 2], v[4 * jj + 3], partial, split);
+                    }
                 }
-            }
-            if (use_tma) {
-                ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
-                ptx_bar_sync(1 + cw, 128);
-                if (tid == 0) {
-                    ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, stg_smem + buf * SM90_EPI_BUF_BYTES,
-                                                                  n0 + ch * SM90_EPI_COLS, (int32_t)(m0 + row_off));
-                    ptx_cp_async_bulk_commit_group();
-                }
-                chunk_count++;
             }
         }
     }
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group<0>(); /* all TMA stores complete before exit */
 }
 
-
 typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
 
-/* Kernel instances for one input dtype, chosen by (BN, epilogue kind, store path). Defined in
- * conv2d_fprop_bf16.cu and conv2d_fprop_f16.cu (one translation unit per dtype so the
- * instances compile in parallel). */
-sm90_kernel_fn igemm_sm90_pick_bf16(int bn, bool general, bool tma_epi);
-sm90_kernel_fn igemm_sm90_pick_f16(int bn, bool general, bool tma_epi);
+/* Kernel instances for one (input dtype, WM), chosen by (BN, epilogue kind, store path).
+ * Defined in conv2d_fprop_{bf16,f16}_wm{1,2}.cu (one translation unit each, so the instances
+ * compile in parallel). WM = 2 has no BN = 256 instance (the accumulators would not fit). */
+sm90_kernel_fn igemm_sm90_pick_bf16_wm1(int bn, bool general, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_wm2(int bn, bool general, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_f16_wm1(int bn, bool general, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, bool general, bool tma_epi);
 
-#define SM90_DEFINE_PICK(NAME, DT)                                                                     \
+#define SM90_PICK_BN(DT, BN, WM, general, tma_epi)                                                     \
+    ((general) ? ((tma_epi) ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, true, true>                  \
+                            : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, true, false>)                \
+               : ((tma_epi) ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, false, true>                 \
+                            : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, false, false>))
+
+#define SM90_DEFINE_PICK_WM1(NAME, DT)                                                                 \
     sm90_kernel_fn NAME(int bn, bool general, bool tma_epi)                                            \
     {                                                                                                  \
-        if (general) {                                                                                 \
-            if (tma_epi) {                                                                             \
-                if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<DT, 256, true, true>;             \
-                if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<DT, 128, true, true>;             \
-                if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<DT, 64, true, true>;               \
-            } else {                                                                                   \
-                if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<DT, 256, true, false>;            \
-                if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<DT, 128, true, false>;            \
-                if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<DT, 64, true, false>;              \
-            }                                                                                          \
-        } else {                                                                                       \
-            if (tma_epi) {                                                                             \
-                if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<DT, 256, false, true>;            \
-                if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<DT, 128, false, true>;            \
-                if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<DT, 64, false, true>;              \
-            } else {                                                                                   \
-                if (bn == 256) return igemm_sm90_conv2d_fprop_kernel<DT, 256, false, false>;           \
-                if (bn == 128) return igemm_sm90_conv2d_fprop_kernel<DT, 128, false, false>;           \
-                if (bn == 64) return igemm_sm90_conv2d_fprop_kernel<DT, 64, false, false>;             \
-            }                                                                                          \
-        }                                                                                              \
+        if (bn == 256) return SM90_PICK_BN(DT, 256, 1, general, tma_epi);                              \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, general, tma_epi);                              \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 1, general, tma_epi);                                \
+        return NULL;                                                                                   \
+    }
+
+#define SM90_DEFINE_PICK_WM2(NAME, DT)                                                                 \
+    sm90_kernel_fn NAME(int bn, bool general, bool tma_epi)                                            \
+    {                                                                                                  \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 2, general, tma_epi);                              \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 2, general, tma_epi);                                \
         return NULL;                                                                                   \
     }
 

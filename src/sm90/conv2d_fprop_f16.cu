@@ -1,8 +1,0 @@
-/*
- * conv2d_fprop_f16.cu — instances of the sm90 conv2d fprop kernel for f16 inputs (see
- * conv2d_fprop.cu for the algorithm): BN 64/128/256 x plain/general epilogue x TMA/direct
- * stores. Split from the host file so the instances compile in parallel.
- */
-#include "conv2d_fprop_kernel.cuh"
-
-SM90_DEFINE_PICK(igemm_sm90_pick_f16, IGEMM_DTYPE_F16)
