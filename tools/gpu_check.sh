@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: ncu ncusrc diag sweep
+# optional stages: ncu ncusrc diag sweep ncudur
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -66,12 +66,15 @@ stage_check() {
 }
 stage_sanitize() {
   stamp sanitize
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
+  # the fourth case forces the 256 x 128 tile (WM = 2): its 5-box residual ring under racecheck
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full >> "$CHK" 2>&1; rc=$?
+      case "$s" in wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN
 }
 stage_ncu() {
   stamp ncu
@@ -112,6 +115,14 @@ stage_diag() {
     } >> "$OUT/diag.log" 2>&1
   done
   note "diag: $(grep -c 'ncu rc=0' "$OUT/diag.log") profiles"
+}
+stage_ncudur() {
+  stamp ncudur
+  # kernel durations (ncu) vs event-timed medians: how much of a small layer is launch overhead
+  printf '%s\n' "tiny_1tile,1,8,16,64,64,1,1,1,1,0,0,1,1" "tiny_132tiles,1,132,128,64,128,1,1,1,1,0,0,1,1" "r50_l3_1x1_256_1024,32,14,14,256,1024,1,1,1,1,0,0,1,1" "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" > /tmp/small.csv
+  timeout 120 ./build/igemm bench --shapes /tmp/small.csv --vs cudnn --iters 100 2>&1 | grep -vE "^\[" | tee -a "$OUT/diag.log" | tail -6 | tee -a "$SUMMARY"
+  timeout 200 ncu --clock-control none -k regex:"igemm_sm90|sm90_xmma|nvjet|cutlass" --launch-skip 0 --launch-count 60 --section SpeedOfLight \
+    ./build/igemm bench --shapes /tmp/small.csv --vs cudnn --iters 3 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | awk '/Duration/{print k " :: " $0; next} {k=substr($0,1,110)}' | sort | uniq -c | sort -k1,1nr | head -40 | tee -a "$OUT/diag.log" | tee -a "$SUMMARY"
 }
 stage_sweep() {
   stamp sweep

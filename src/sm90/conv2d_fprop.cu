@@ -148,21 +148,26 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
-/* Dynamic shared memory of a (BM, BN, stages, residual slots) plan: A/B ring, 32 KB of output
- * staging, 2 x res_slots residual boxes, full/empty barriers per stage and 2 x 4 x 2 residual
- * barriers (2 x 4 full + 2 x 4 empty). */
-static size_t sm90_smem_bytes(int bm, int bn, int stages, int res_slots)
+/* Dynamic shared memory of a (BM, BN, stages, epilogue slots) plan: A/B ring, 2 x epi_slots
+ * 64 x 64 epilogue boxes, full/empty barriers per stage and 2 x 6 x 2 residual barriers. */
+static size_t sm90_smem_bytes(int bm, int bn, int stages, int epi_slots)
 {
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
-           SM90_EPI_BYTES + (size_t)2 * res_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 +
-           32 * SM90_MAX_RES_SLOTS;
+           (size_t)2 * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + 32 * SM90_MAX_EPI_SLOTS;
 }
 
-static int sm90_stages_for(int bm, int bn, int res_slots, int smem_optin)
+static int sm90_stages_for(int bm, int bn, int epi_slots, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bm, bn, s, res_slots) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, s, epi_slots) > (size_t)smem_optin) s--;
     return s;
+}
+
+/* Epilogue ring slots per consumer: 2 (store double buffer), or with a TMA-loaded residual the
+ * tile's boxes + 1, so a whole tile's residual loads during the tile's mainloop. */
+static int sm90_epi_slots(int wm, int bn, int residual_ring)
+{
+    return residual_ring ? wm * (bn / SM90_EPI_COLS) + 1 : 2;
 }
 
 /* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
@@ -247,7 +252,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, SM90_MAX_RES_SLOTS, dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -256,24 +261,24 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
 
 /* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN), the
  * split and the stages:
- *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff(WM, BN)); eff = 0.6 (128x64), 0.8
- *              (256x64), 0.9 (128x128), 1.0 (256x128, 128x256): narrow tiles are load-bound;
- *              x0.8 for a partial last N tile at BN >= 128 (measured, sd_unet_3x3_320), x0.9
- *              with fewer than 4 stages
- *   t_unit   = t_kblock * ceil(k_blocks / split) + t_fixed (0.35 us: decode, epilogue
- *              barriers, pipeline drain per tile) + BM*BN*out_bytes / 25e3 (the tile's output
- *              at an SM's share of DRAM bandwidth)
- *   t        = ceil(units / grid) * t_unit (+ for split > 1: 2 us + the partials' write and
+ *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
+ *              256x128 1.05, 128x128 0.8, 256x64 0.45, 128x64 0.65; x0.5 for a partial last
+ *              N tile at BN = 256, x0.9 at BN = 128; x0.9 with fewer than 4 stages
+ *   t_unit   = t_kblock * ceil(k_blocks / split) + 0.2 us (decode, barriers, drain) +
+ *              BM*BN*out_bytes / 12.5e3 (the tile's output at an SM's share of bandwidth)
+ *   t        = ceil(units / grid) * t_unit (+ for split > 1: 4 us + the partials' write and
  *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
+ * The constants were fitted to a sweep of all five tiles over the 31 layers of
+ * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
- * split and a workspace <= 256 MB. A TMA-store epilogue with a residual gets a residual ring
- * of 4 boxes per consumer (2 when 4 would leave fewer than 4 stages). Ties go to the first
- * candidate (larger tile, no split). Developer knobs (read at plan time, for tuning):
- * IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the candidates. */
+ * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
+ * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
+ * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles. */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
     static const int cand[5][2] = {{1, 256}, {2, 128}, {1, 128}, {2, 64}, {1, 64}}; /* (WM, BN) */
+    static const double cand_eff[5] = {1.0, 1.05, 0.8, 0.45, 0.65};
     const int64_t M = p->gemm_m, N = p->gemm_n;
     const int c_blocks = (int)((p->c + SM90_BK - 1) / SM90_BK);
     const int k_iters = (int)(p->r * p->s * c_blocks);
@@ -283,7 +288,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0;
     double best_t = 0.0;
-    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_rs = 0;
+    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0;
     for (int ci = 0; ci < 5; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], bm = 128 * wm;
         if (fbn == 64 || fbn == 128 || fbn == 256) {
@@ -293,36 +298,32 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             if (bn == 128 && N <= 64) continue;
         }
         if ((fwm == 1 || fwm == 2) && wm != fwm) continue;
-        double eff = wm == 1 ? (bn == 256 ? 1.0 : bn == 128 ? 0.9 : 0.6) : (bn == 128 ? 1.0 : 0.8);
-        if (bn >= 128 && N % bn != 0) eff *= 0.8;
+        double eff = cand_eff[ci];
+        if (N % bn != 0) eff *= bn == 256 ? 0.5 : bn == 128 ? 0.9 : 1.0;
         const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && k_iters / split < 4) break;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
-            int rs = 0;
-            if (sm90_tma_store_ok(p, split) && p->has_residual) {
-                rs = SM90_MAX_RES_SLOTS;
-                if (sm90_stages_for(bm, bn, rs, dev->smem_optin_per_block) < 4) rs = 2;
-            }
-            const int stages = sm90_stages_for(bm, bn, rs, dev->smem_optin_per_block);
+            const int es = sm90_epi_slots(wm, bn, sm90_tma_store_ok(p, split) && p->has_residual);
+            const int stages = sm90_stages_for(bm, bn, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
             const double t_kb = (double)bm * bn * SM90_BK * 2.0 / (7.0e6 * e);
             const int64_t grid = units < sms ? units : sms;
             const int64_t waves = (units + grid - 1) / grid;
-            const double t_unit = t_kb * (double)((k_iters + split - 1) / split) + 0.35 +
-                                  (double)bm * bn * out_size / 25.0e3;
+            const double t_unit =
+                t_kb * (double)((k_iters + split - 1) / split) + 0.2 + (double)bm * bn * out_size / 12.5e3;
             double t = (double)waves * t_unit;
-            if (split > 1) t += 2.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
+            if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
             if (best_bn == 0 || t < best_t) {
                 best_t = t;
                 best_wm = wm;
                 best_bn = bn;
                 best_split = split;
                 best_stages = stages;
-                best_rs = rs;
+                best_es = es;
             }
         }
     }
@@ -340,16 +341,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->consumers = 2;
     cfg->cluster_m = 1;
     cfg->split_k = best_split;
-    cfg->variant = best_rs; /* residual ring slots per consumer */
+    cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->grid = (int)(units < sms ? units : sms);
-    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_rs);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_es);
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
-             "each)%s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_wm, best_rs ? ", residual ring" : "", cfg->grid,
-             (long long)tiles, best_split, best_split > 1 ? " (fp32 workspace + reduce kernel)" : "",
-             cfg->smem_bytes, best_t);
+             "each), %d-box epilogue ring, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_wm, best_es, cfg->grid, (long long)tiles, best_split,
+             best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -470,7 +470,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.c_blocks = (int32_t)((p->c + SM90_BK - 1) / SM90_BK);
     a.k_iters = (int32_t)(p->r * p->s * a.c_blocks);
     a.bm = cfg->bm;
-    a.res_slots = tma_store && p->has_residual ? cfg->variant : 0;
+    a.res_ring = tma_store && p->has_residual && general;
+    a.epi_slots = cfg->variant; /* sm90_epi_slots() of this plan, as its smem_bytes counted */
     a.tiles_m = (int32_t)((p->gemm_m + cfg->bm - 1) / cfg->bm);
     a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
     a.num_tiles = a.tiles_m * a.tiles_n;

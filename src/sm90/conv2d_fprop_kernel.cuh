@@ -20,6 +20,7 @@
 #include "../internal.h"
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
+#include "../ptx/prefetch.cuh"
 #include "../ptx/ldmatrix.cuh"
 #include "../ptx/setmaxnreg.cuh"
 #include "../ptx/stmatrix.cuh"
@@ -33,13 +34,12 @@
 #define SM90_CONSUMER_REGS 232
 #define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
 #define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
-#define SM90_EPI_BYTES (2 * 2 * SM90_EPI_BUF_BYTES) /* 2 consumers x 2 buffers: 32 KB */
 #define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
 #define SM90_MAX_STAGES 8
 #define SM90_CONSUMER_ARRIVALS 8 /* empty barrier: lane 0 of each of the 8 consumer warps */
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
-#define SM90_MAX_RES_SLOTS 4     /* residual ring slots per consumer */
+#define SM90_MAX_EPI_SLOTS 6     /* epilogue ring slots per consumer */
 #define SM90_MAX_WORKSPACE ((size_t)256 << 20)
 
 /* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__).
@@ -64,7 +64,9 @@ typedef struct igemm_sm90_args {
     int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
     int32_t a_tiled; /* 1x1, stride 1, no padding: x is the A matrix [M, C]; tmap_x is a tiled 2-D map */
     int32_t bm;        /* rows per tile: 128 * WM */
-    int32_t res_slots; /* residual ring slots per consumer (TMA epilogue with a residual), else 0 */
+    int32_t epi_slots; /* epilogue ring: 64 x 64 boxes per consumer (TMA epilogue: 2, or with a
+                          residual the tile's boxes + 1), each staging its chunk's residual and output */
+    int32_t res_ring;  /* 1: the residual producer TMA-loads each chunk's residual into its ring slot */
     const float *scale;
     const float *bias;
     const void *residual;
@@ -294,17 +296,16 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
     /* carve the aligned dynamic shared memory (layout: conv2d_fprop.cu header comment) */
     const int S = a.stages;
-    const int RS = a.res_slots;
+    const int ES = a.epi_slots;
     const uint32_t raw = ptx_cvta_to_shared(smem_raw);
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
     const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
-    const uint32_t res_smem = epi_smem + SM90_EPI_BYTES;                      /* 2 x RS boxes */
-    const uint32_t full_bar = res_smem + 2u * (uint32_t)RS * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
+    const uint32_t full_bar = epi_smem + 2u * (uint32_t)ES * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
-    const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_RES_SLOTS; /* [consumer][slot] */
+    const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
 
     if (threadIdx.x == 0) {
         for (int i = 0; i < S; i++) {
@@ -312,9 +313,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
         }
         for (int c = 0; c < 2; c++)
-            for (int i = 0; i < RS; i++) {
-                ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_RES_SLOTS + i), 1);
-                ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_RES_SLOTS + i), SM90_CONSUMER_ARRIVALS / 2);
+            for (int i = 0; i < ES; i++) {
+                ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
+                ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
             }
         ptx_fence_mbarrier_init_release_cluster();
     }
@@ -373,9 +374,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     }
                 }
             }
-        } else if (TMA_EPI && GENERAL && threadIdx.x == 32 && RS > 0) {
-            /* ------------------------------------------------- residual producer: the boxes
-             * of every epilogue chunk, in the consumers' order, RS ahead per consumer */
+        } else if (TMA_EPI && GENERAL && threadIdx.x == 32 && a.res_ring) {
+            /* ------------------------------------------------- residual producer: the residual
+             * box of every epilogue chunk, in the consumers' order, into the chunk's ring slot
+             * once the store of the slot's previous chunk has read it (up to ES - 1 ahead) */
             ptx_prefetch_tensormap(&tmap_r);
             int slot = 0;
             uint32_t phase = 0;
@@ -386,14 +388,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
                     for (int i = 0; i < WM; i++) {
                         for (int c = 0; c < 2; c++) {
-                            const uint32_t idx = (uint32_t)(c * SM90_MAX_RES_SLOTS + slot);
+                            const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
                             ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
                             ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
                             ptx_cp_async_bulk_tensor_2d_tile(
-                                res_smem + (uint32_t)(c * RS + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
+                                epi_smem + (uint32_t)(c * ES + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
                                 rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS, m0 + 64 * (WM * c + i));
                         }
-                        if (++slot == RS) {
+                        if (++slot == ES) {
                             slot = 0;
                             phase ^= 1u;
                         }
@@ -411,15 +413,13 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const int warp = tid >> 5;
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
-    const bool res_ring = TMA_EPI && GENERAL && RS > 0;
-    /* this consumer's two 8 KB staging boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
-    const uint32_t stg_smem = epi_smem + (uint32_t)cw * 2u * SM90_EPI_BUF_BYTES;
-    const uint32_t my_res = res_smem + (uint32_t)cw * (uint32_t)RS * SM90_EPI_BUF_BYTES;
-    const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_RES_SLOTS * (uint32_t)cw;
-    const uint32_t my_rempty = rempty_bar + 8u * SM90_MAX_RES_SLOTS * (uint32_t)cw;
-    uint32_t chunk_count = 0; /* epilogue chunks stored so far: staging buffer = chunk_count & 1 */
-    int rslot = 0;
-    uint32_t rphase = 0;
+    const bool res_ring = TMA_EPI && GENERAL && a.res_ring;
+    /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
+    const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * SM90_EPI_BUF_BYTES;
+    const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
+    const uint32_t my_rempty = rempty_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
+    int eslot = 0, prev_eslot = -1; /* ring slot of this chunk, of the previous chunk */
+    uint32_t ephase = 0;
     if (TMA_EPI && tid == 0) ptx_prefetch_tensormap(&tmap_y);
     /* stmatrix/ldmatrix row address of this lane inside a 64 x 64 swizzled box, for the
      * 16-byte column pair jp: matrix mi = lane/8 is (row half h = mi & 1, column block
@@ -441,6 +441,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int row0 = 64 * WM * cw; /* this consumer's first row inside the tile */
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
+        if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
+            const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
+            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
+            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
+        }
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
@@ -510,11 +515,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 const int64_t m_lo = (int64_t)mrow + r_lo;
                 const bool ok0 = m_lo < a.gemm_m, ok1 = m_lo + 8 < a.gemm_m;
                 const int64_t rowoff0 = m_lo * a.gemm_n, rowoff1 = (m_lo + 8) * a.gemm_n;
-                uint32_t box = 0;
+                const uint32_t box = my_epi + (uint32_t)eslot * SM90_EPI_BUF_BYTES;
                 if (TMA_EPI) {
-                    box = stg_smem + (chunk_count & 1u) * SM90_EPI_BUF_BYTES;
-                    if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>(); /* the store 2 chunks ago read this box */
-                    ptx_bar_sync(1 + cw, 128);
+                    if (res_ring) { /* the residual landed (so the slot's last store has read it) */
+                        ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
+                    } else { /* the store ES = 2 chunks ago has read this box */
+                        if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
+                        ptx_bar_sync(1 + cw, 128);
+                    }
                 }
                 if (!partial) {
                     /* pass 1: linear part */
@@ -532,13 +540,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     }
                     /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                     if (GENERAL && a.has_residual) {
-                        if (res_ring) {
-                            ptx_mbarrier_wait_parity(my_rfull + 8u * rslot, rphase);
-                            const uint32_t rbox = my_res + (uint32_t)rslot * SM90_EPI_BUF_BYTES;
+                        if (res_ring) { /* each warp reads (and later overwrites) only its 16 rows */
 #pragma unroll
                             for (int jp = 0; jp < 4; jp++) {
                                 uint32_t rr[4]; /* {(2jp, h0), (2jp, h1), (2jp+1, h0), (2jp+1, h1)} */
-                                ldmatrix_sync_aligned_m8n8_x4_b16(rr, rbox + (lane_box ^ (jp << 5)));
+                                ldmatrix_sync_aligned_m8n8_x4_b16(rr, box + (lane_box ^ (jp << 5)));
 #pragma unroll
                                 for (int q4 = 0; q4 < 4; q4++) {
                                     const int jj = 2 * jp + (q4 >> 1), h = q4 & 1;
@@ -546,12 +552,6 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                                     v[4 * jj + 2 * h] = fmaf(a.beta, r2.x, v[4 * jj + 2 * h]);
                                     v[4 * jj + 2 * h + 1] = fmaf(a.beta, r2.y, v[4 * jj + 2 * h + 1]);
                                 }
-                            }
-                            __syncwarp(); /* this warp has read its rows of the residual box */
-                            if (lane == 0) ptx_mbarrier_arrive(my_rempty + 8u * rslot);
-                            if (++rslot == RS) {
-                                rslot = 0;
-                                rphase ^= 1u;
                             }
                         } else {
 #pragma unroll
@@ -590,8 +590,16 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     if (tid == 0) {
                         ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
                         ptx_cp_async_bulk_commit_group();
+                        if (res_ring) { /* the previous chunk's store has read its slot: refill it */
+                            ptx_cp_async_bulk_wait_group_read<1>();
+                            if (prev_eslot >= 0) ptx_mbarrier_arrive(my_rempty + 8u * prev_eslot);
+                        }
                     }
-                    chunk_count++;
+                    prev_eslot = eslot;
+                    if (++eslot == ES) {
+                        eslot = 0;
+                        ephase ^= 1u;
+                    }
                 } else {
 #pragma unroll
                     for (int jj = 0; jj < 8; jj++) {
