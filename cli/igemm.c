@@ -1517,10 +1517,13 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         fprintf(stderr, "[%d/%d] %s ...\n", si + 1, o->shapes.n, sh->name);
 
         if (o->fused) {
-            e.has_bias = 1;
-            e.has_residual = 1;
+            /* developer knob (ours only, to isolate epilogue costs): IGEMM_BENCH_FUSED_PARTS, a
+             * subset of the letters b (bias), r (residual), a (ReLU); default all three */
+            const char *parts = getenv("IGEMM_BENCH_FUSED_PARTS");
+            e.has_bias = !parts || strchr(parts, 'b') != NULL;
+            e.has_residual = !parts || strchr(parts, 'r') != NULL;
             e.beta = 1.0f;
-            e.activation = IGEMM_ACT_RELU;
+            e.activation = !parts || strchr(parts, 'a') != NULL ? IGEMM_ACT_RELU : IGEMM_ACT_NONE;
         }
         opts.path = o->path;
         IG(igemm_plan_create(&plan, d, &e, &opts));
@@ -1551,8 +1554,8 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         }
         oc.plan = plan;
         oc.s = &sets;
-        oc.use_bias = o->fused;
-        oc.use_res = o->fused;
+        oc.use_bias = e.has_bias;
+        oc.use_res = e.has_residual;
         if (bench_time(ours_fn, &oc, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0)
             goto fail;
         row.ours_us = r.median_us;

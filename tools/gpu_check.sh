@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: ncu ncusrc diag sweep ncudur
+# optional stages: ncu ncusrc diag sweep ncudur fusediag
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -123,6 +123,22 @@ stage_ncudur() {
   timeout 120 ./build/igemm bench --shapes /tmp/small.csv --vs cudnn --iters 100 2>&1 | grep -vE "^\[" | tee -a "$OUT/diag.log" | tail -6 | tee -a "$SUMMARY"
   timeout 200 ncu --clock-control none -k regex:"igemm_sm90|sm90_xmma|nvjet|cutlass" --launch-skip 0 --launch-count 60 --section SpeedOfLight \
     ./build/igemm bench --shapes /tmp/small.csv --vs cudnn --iters 3 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | awk '/Duration/{print k " :: " $0; next} {k=substr($0,1,110)}' | sort | uniq -c | sort -k1,1nr | head -40 | tee -a "$OUT/diag.log" | tee -a "$SUMMARY"
+}
+stage_fusediag() {
+  stamp fusediag
+  # which part of the fused epilogue costs what (ours only), and where the fused kernel waits
+  grep -E "^(r50_l4_3x3_512|r50_l4_1x1_1024_512|vgg_3x3_128|vgg_3x3_64|r50_l1_1x1_64_64|sd_unet_3x3_320|r50_l2_3x3_128)," "$IGEMM_SHAPES" > /tmp/fd.csv
+  timeout 60 ./build/igemm bench --shapes /tmp/fd.csv --iters 50 2>/dev/null | grep " sm90 " | awk '{print "parts=plain", $1, $3}' >> "$OUT/diag.log"
+  for parts in b r a br bra; do
+    IGEMM_BENCH_FUSED_PARTS=$parts timeout 60 ./build/igemm bench --fused --shapes /tmp/fd.csv --iters 50 2>/dev/null | grep " sm90 " | awk -v p=$parts '{print "parts=" p, $1, $3}' >> "$OUT/diag.log"
+  done
+  grep "^parts=" "$OUT/diag.log" | sort -k2,2 -s | awk '{printf "%-24s %-12s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
+  grep -E "^r50_l4_3x3_512," "$IGEMM_SHAPES" > /tmp/one.csv
+  timeout 150 ncu --clock-control none -k regex:igemm_sm90 --launch-skip 12 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --import-source yes -o /tmp/fd -f \
+    ./build/igemm bench --fused --shapes /tmp/one.csv --iters 3 --warmup 1 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?" >> "$OUT/diag.log"
+  ncu -i /tmp/fd.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration" >> "$OUT/diag.log"
+  ncu -i /tmp/fd.ncu-rep --page source --csv --print-source sass > /tmp/fd.csv 2>&1
+  python3 tools/ncu_top.py /tmp/fd.csv 30 >> "$OUT/diag.log"
 }
 stage_sweep() {
   stamp sweep

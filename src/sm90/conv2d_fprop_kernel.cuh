@@ -308,6 +308,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
 
     if (threadIdx.x == 0) {
+        /* descriptor fetches first: they overlap the barrier set-up */
+        ptx_prefetch_tensormap(&tmap_x);
+        ptx_prefetch_tensormap(&tmap_w);
         for (int i = 0; i < S; i++) {
             ptx_mbarrier_init(full_bar + 8u * i, 1);
             ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
@@ -326,8 +329,6 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             /* ------------------------------------------------------- A/B producer */
-            ptx_prefetch_tensormap(&tmap_x);
-            ptx_prefetch_tensormap(&tmap_w);
             int stage = 0;
             uint32_t phase = 0;
             for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
@@ -610,7 +611,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             }
         }
     }
-    if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group<0>(); /* all TMA stores complete before exit */
+    /* the staging boxes must stay valid until the last stores have read them; their global
+     * writes complete with the grid */
+    if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
 }
 
 typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
