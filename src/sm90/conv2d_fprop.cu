@@ -354,12 +354,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, bool general, bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int epi, bool tma_epi)
 {
     if (dt == IGEMM_DTYPE_BF16)
-        return bm == 256 ? igemm_sm90_pick_bf16_wm2(bn, general, tma_epi) : igemm_sm90_pick_bf16_wm1(bn, general, tma_epi);
+        return bm == 256 ? igemm_sm90_pick_bf16_wm2(bn, epi, tma_epi) : igemm_sm90_pick_bf16_wm1(bn, epi, tma_epi);
     if (dt == IGEMM_DTYPE_F16)
-        return bm == 256 ? igemm_sm90_pick_f16_wm2(bn, general, tma_epi) : igemm_sm90_pick_f16_wm1(bn, general, tma_epi);
+        return bm == 256 ? igemm_sm90_pick_f16_wm2(bn, epi, tma_epi) : igemm_sm90_pick_f16_wm1(bn, epi, tma_epi);
     return NULL;
 }
 
@@ -378,7 +378,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const bool general = sm90_general_epilogue(p) && cfg->split_k <= 1;
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, general, tma_store != 0);
+    const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, epi, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",

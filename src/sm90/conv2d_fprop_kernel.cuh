@@ -276,12 +276,13 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
 /* The persistent warp-specialised kernel.
  *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
  *   consumer (tile rows BM = 128 * WM; WM = 2 only with BN <= 128, the accumulators are
- *   WM * BN / 2 registers); GENERAL: the epilogue has scale/bias/residual/activation (else
- *   y = alpha * acc); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
+ *   WM * BN / 2 registers); EPI: 0 y = alpha * acc, 1 scale/bias/residual with no activation
+ *   or ReLU, 2 the same with any activation (the others out of line: rarely used code kept out
+ *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
  * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
  * (one ring of a.res_slots per consumer), warpgroups 1 and 2 are the consumers. */
-template <int DT, int BN, int WM, bool GENERAL, bool TMA_EPI>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -292,6 +293,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = 128u * WM * SM90_BK * 2; /* 16 or 32 KB */
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
+    constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
+    constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
     extern __shared__ __align__(1024) uint8_t smem_raw[];
 
     /* carve the aligned dynamic shared memory (layout: conv2d_fprop.cu header comment) */
@@ -541,7 +544,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     }
                     /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                     if (GENERAL && a.has_residual) {
-                        if (res_ring) { /* each warp reads (and later overwrites) only its 16 rows */
+                        if (TMA_EPI) { /* TMA epilogue: the residual is always in the ring slot */ /* each warp reads (and later overwrites) only its 16 rows */
 #pragma unroll
                             for (int jp = 0; jp < 4; jp++) {
                                 uint32_t rr[4]; /* {(2jp, h0), (2jp, h1), (2jp+1, h0), (2jp+1, h1)} */
@@ -568,7 +571,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                     }
                     /* pass 2: activation (ReLU inline, the others out of line) */
                     if (GENERAL && a.act != IGEMM_ACT_NONE) {
-                        if (a.act == IGEMM_ACT_RELU) {
+                        if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
 #pragma unroll
                             for (int e = 0; e < 32; e++) v[e] = fmaxf(v[e], 0.0f);
                         } else {
@@ -621,31 +624,33 @@ typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMa
 /* Kernel instances for one (input dtype, WM), chosen by (BN, epilogue kind, store path).
  * Defined in conv2d_fprop_{bf16,f16}_wm{1,2}.cu (one translation unit each, so the instances
  * compile in parallel). WM = 2 has no BN = 256 instance (the accumulators would not fit). */
-sm90_kernel_fn igemm_sm90_pick_bf16_wm1(int bn, bool general, bool tma_epi);
-sm90_kernel_fn igemm_sm90_pick_bf16_wm2(int bn, bool general, bool tma_epi);
-sm90_kernel_fn igemm_sm90_pick_f16_wm1(int bn, bool general, bool tma_epi);
-sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, bool general, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_wm1(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_wm2(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_f16_wm1(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, int epi, bool tma_epi);
 
-#define SM90_PICK_BN(DT, BN, WM, general, tma_epi)                                                     \
-    ((general) ? ((tma_epi) ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, true, true>                  \
-                            : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, true, false>)                \
-               : ((tma_epi) ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, false, true>                 \
-                            : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, false, false>))
+/* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
+#define SM90_PICK_BN(DT, BN, WM, epi, tma_epi)                                                         \
+    ((tma_epi) ? ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true>                  \
+                  : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true>                  \
+                               : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true>)                 \
+               : ((epi) == 0 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, false>                   \
+                             : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, false>))
 
 #define SM90_DEFINE_PICK_WM1(NAME, DT)                                                                 \
-    sm90_kernel_fn NAME(int bn, bool general, bool tma_epi)                                            \
+    sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
     {                                                                                                  \
-        if (bn == 256) return SM90_PICK_BN(DT, 256, 1, general, tma_epi);                              \
-        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, general, tma_epi);                              \
-        if (bn == 64) return SM90_PICK_BN(DT, 64, 1, general, tma_epi);                                \
+        if (bn == 256) return SM90_PICK_BN(DT, 256, 1, epi, tma_epi);                                  \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, epi, tma_epi);                                  \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 1, epi, tma_epi);                                    \
         return NULL;                                                                                   \
     }
 
 #define SM90_DEFINE_PICK_WM2(NAME, DT)                                                                 \
-    sm90_kernel_fn NAME(int bn, bool general, bool tma_epi)                                            \
+    sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
     {                                                                                                  \
-        if (bn == 128) return SM90_PICK_BN(DT, 128, 2, general, tma_epi);                              \
-        if (bn == 64) return SM90_PICK_BN(DT, 64, 2, general, tma_epi);                                \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 2, epi, tma_epi);                                  \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 2, epi, tma_epi);                                    \
         return NULL;                                                                                   \
     }
 
