@@ -164,10 +164,14 @@ static int sm90_stages_for(int bm, int bn, int epi_slots, int smem_optin)
 }
 
 /* Epilogue ring slots per consumer: 2 (store double buffer), or with a TMA-loaded residual the
- * tile's boxes + 1, so a whole tile's residual loads during the tile's mainloop. */
-static int sm90_epi_slots(int wm, int bn, int residual_ring)
+ * tile's boxes + 2 (+ 1 where + 2 would leave fewer than 4 stages), so a whole tile's residual
+ * loads during the tile's mainloop. */
+static int sm90_epi_slots(int wm, int bn, int residual_ring, int smem_optin)
 {
-    return residual_ring ? wm * (bn / SM90_EPI_COLS) + 1 : 2;
+    if (!residual_ring) return 2;
+    const int boxes = wm * (bn / SM90_EPI_COLS);
+    /* one tile of slack more where that still leaves 4 stages */
+    return sm90_stages_for(128 * wm, bn, boxes + 2, smem_optin) >= 4 ? boxes + 2 : boxes + 1;
 }
 
 /* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
@@ -252,7 +256,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1), dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -306,7 +310,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
-            const int es = sm90_epi_slots(wm, bn, sm90_tma_store_ok(p, split) && p->has_residual);
+            const int es =
+                sm90_epi_slots(wm, bn, sm90_tma_store_ok(p, split) && p->has_residual, dev->smem_optin_per_block);
             const int stages = sm90_stages_for(bm, bn, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
@@ -501,6 +506,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.vec4 = (p->gemm_n % 4) == 0;
     a.vec2 = (p->gemm_n % 2) == 0;
     a.a_tiled = a_tiled;
+    a.sb_vec2 = p->gemm_n % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
     a.scale = p->scale;
     a.bias = p->bias;
     a.residual = p->residual;

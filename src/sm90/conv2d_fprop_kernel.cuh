@@ -67,6 +67,7 @@ typedef struct igemm_sm90_args {
     int32_t epi_slots; /* epilogue ring: 64 x 64 boxes per consumer (TMA epilogue: 2, or with a
                           residual the tile's boxes + 1), each staging its chunk's residual and output */
     int32_t res_ring;  /* 1: the residual producer TMA-loads each chunk's residual into its ring slot */
+    int32_t sb_vec2;   /* gemm_n even and scale/bias (where given) 8-byte aligned: float2 loads */
     const float *scale;
     const float *bias;
     const void *residual;
@@ -498,18 +499,45 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         for (int ch = 0; ch < NCH; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
             const int64_t nc = (int64_t)n0 + ch * SM90_EPI_COLS + 2 * (lane & 3); /* column of jj = 0 */
-            /* per-column factors of this chunk: as = alpha*scale, bi = bias (8 pairs) */
+            /* per-column factors of this chunk: as = alpha*scale, bi = bias (8 pairs), with
+             * uniform branches: float2 loads from a per-tile pointer when the chunk is whole and
+             * the vectors 8-byte aligned, clamped scalar loads otherwise */
             float2 as[8], bi[8];
             if (GENERAL && !partial) {
+                const bool whole = a.sb_vec2 && (int64_t)n0 + (ch + 1) * SM90_EPI_COLS <= a.gemm_n;
 #pragma unroll
                 for (int jj = 0; jj < 8; jj++) {
-                    const int64_t n = nc + 8 * jj;
-                    const int64_t c0 = n < a.gemm_n ? n : a.gemm_n - 1;
-                    const int64_t c1 = n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1;
                     as[jj] = make_float2(a.alpha, a.alpha);
                     bi[jj] = make_float2(0.0f, 0.0f);
-                    if (a.has_scale) as[jj] = make_float2(a.alpha * __ldg(a.scale + c0), a.alpha * __ldg(a.scale + c1));
-                    if (a.has_bias) bi[jj] = make_float2(__ldg(a.bias + c0), __ldg(a.bias + c1));
+                }
+                if (a.has_scale) {
+                    if (whole) {
+#pragma unroll
+                        for (int jj = 0; jj < 8; jj++) {
+                            const float2 sc = __ldg((const float2 *)(a.scale + nc + 8 * jj));
+                            as[jj] = make_float2(a.alpha * sc.x, a.alpha * sc.y);
+                        }
+                    } else {
+#pragma unroll
+                        for (int jj = 0; jj < 8; jj++) {
+                            const int64_t n = nc + 8 * jj;
+                            as[jj] = make_float2(a.alpha * __ldg(a.scale + (n < a.gemm_n ? n : a.gemm_n - 1)),
+                                                 a.alpha * __ldg(a.scale + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
+                        }
+                    }
+                }
+                if (a.has_bias) {
+                    if (whole) {
+#pragma unroll
+                        for (int jj = 0; jj < 8; jj++) bi[jj] = __ldg((const float2 *)(a.bias + nc + 8 * jj));
+                    } else {
+#pragma unroll
+                        for (int jj = 0; jj < 8; jj++) {
+                            const int64_t n = nc + 8 * jj;
+                            bi[jj] = make_float2(__ldg(a.bias + (n < a.gemm_n ? n : a.gemm_n - 1)),
+                                                 __ldg(a.bias + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
+                        }
+                    }
                 }
             }
 #pragma unroll
