@@ -615,6 +615,47 @@ TEST(gpu_determinism)
     }
 }
 
+/* Two live plans that run the same sm90 kernel instance with different shared-memory needs
+ * (a residual deepens the epilogue ring and drops a stage): each must still launch after the
+ * other ran. The kernel's dynamic-smem limit is process-wide; a plan lowering it to its own
+ * need broke the other plan's next launch (found by the torch.compile test). */
+TEST(gpu_plans_share_kernel)
+{
+    SKIP_WITHOUT_GPU();
+    trng_t g = {test_seed(0x6106)};
+    igemm_conv2d_desc_t d = shape(2, 28, 28, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    igemm_epilogue_t e1 = igemm_epilogue_default(), e2 = igemm_epilogue_default();
+    e1.has_bias = 1;
+    e1.activation = IGEMM_ACT_RELU;
+    e2 = e1;
+    e2.has_residual = 1;
+    e2.beta = 0.5f;
+    problem_t p1, p2;
+    if (problem_init(&p1, &d, &e1, &g, 1)) {
+        problem_free(&p1);
+        return;
+    }
+    if (problem_init(&p2, &d, &e2, &g, 1)) {
+        problem_free(&p1);
+        problem_free(&p2);
+        return;
+    }
+    igemm_plan_options_t o = igemm_plan_options_default();
+    igemm_plan_t *a = NULL, *b = NULL;
+    REQUIRE(igemm_plan_create(&a, &p1.d, &p1.e, &o) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(igemm_plan_create(&b, &p2.d, &p2.e, &o) == IGEMM_STATUS_SUCCESS);
+    for (int rep = 0; rep < 2; rep++) {
+        CHECK_MSG(problem_run(&p1, a, NULL) == IGEMM_STATUS_SUCCESS, "plan A run %d: %s", rep, igemm_last_error());
+        problem_check(&p1, "shared kernel A", NULL);
+        CHECK_MSG(problem_run(&p2, b, NULL) == IGEMM_STATUS_SUCCESS, "plan B run %d: %s", rep, igemm_last_error());
+        problem_check(&p2, "shared kernel B", NULL);
+    }
+    igemm_plan_destroy(a);
+    igemm_plan_destroy(b);
+    problem_free(&p1);
+    problem_free(&p2);
+}
+
 /* ------------------------------------------------------------------ stream + CUDA graph */
 
 TEST(gpu_stream_and_graph)

@@ -515,7 +515,18 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 
     cudaError_t e;
     if (!st->smem_attr_done) {
-        e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cfg->smem_bytes);
+        /* The limit is a process-wide attribute of the kernel, and plans of one kernel instance
+         * may need different amounts (stages and epilogue ring vary): raise it to the device's
+         * opt-in maximum, never lower it to this plan's need. */
+        int dev = 0, optin = 0;
+        e = cudaGetDevice(&dev);
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return sm90_cuda_fail("querying the opt-in shared memory limit", e);
+        }
+        if ((size_t)optin < cfg->smem_bytes) optin = (int)cfg->smem_bytes;
+        e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             return sm90_cuda_fail("cudaFuncSetAttribute(max dynamic shared memory)", e);
