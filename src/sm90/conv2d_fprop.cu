@@ -6,30 +6,39 @@
  *   GEMM view (DESIGN.md): M = n*p*q output pixels, N = k output channels, K = r*s*c.
  *   The K loop runs over "k-blocks" kb = (r*S + s)*CB + cb, CB = ceil(c/64): for each filter
  *   tap (r, s), for each block of BK = 64 input channels. A k-block is one pipeline stage:
- *     A tile  BM x 64  (BM = 128 output pixels x 64 channels of tap (r, s))  by TMA im2col
+ *     A tile  BM x 64  (BM = 128 or 256 output pixels x 64 channels of tap (r, s)) by TMA im2col
  *     B tile  BN x 64  (BN output channels x 64 channels of tap (r, s))      by TMA tiled
  *   The last channel block may be partial: TMA zero-fills channels >= c in both A and B, so
  *   they add nothing. Pixels m >= M (the tile runs past the end) are read from image
  *   n >= N, which is out of bounds -> zero; the epilogue masks m >= M and n >= k.
  *
  * CTA (384 threads, __launch_bounds__(384, 1), one CTA per SM, persistent)
- *   warpgroup 0  producer: setmaxnreg.dec 40; one thread issues all TMA loads into an
- *                S-stage ring guarded by full/empty mbarriers.
- *   warpgroups 1, 2  consumers: setmaxnreg.inc 232; consumer i owns rows 64i..64i+63 of the
- *                128-row tile and issues wgmma.mma_async m64nBNk16 (4 per k-block, K = 16
- *                each), keeps 1 wgmma group in flight, and releases the previous stage.
+ *   warpgroup 0  producers (setmaxnreg.dec 40): warp 0 lane 0 issues every A/B TMA load into
+ *                an S-stage ring guarded by full/empty mbarriers; warp 1 lane 0 (fused
+ *                epilogues with a residual) TMA-loads each epilogue chunk's residual box into
+ *                the consuming warpgroup's epilogue ring, up to a tile ahead.
+ *   warpgroups 1, 2  consumers (setmaxnreg.inc 232): consumer i owns rows 64*WM*i .. of the
+ *                BM = 128*WM row tile (WM = 1 or 2 blocks of 64 rows) and issues
+ *                wgmma.mma_async m64nBNk16 (4*WM per k-block), keeps 1 wgmma group in
+ *                flight, releases the previous stage, then runs the epilogue of the tile.
  *   Work units = (tile, split) pairs, split-major, tiles rasterised in groups of GROUP_M
  *   M-tiles (consecutive units share the filter tile in L2). CTA b takes units b, b + grid,
- *   ...; producer and consumers walk the same sequence. The producer runs ahead into the
- *   next unit's stages while the consumers run the epilogue, so the next mainloop's loads
- *   overlap this epilogue.
+ *   ...; all roles walk the same sequence, decoding units with host-made fast divisors
+ *   (src/common/fastdiv.h: a multiply-high and a shift per division). The producer runs
+ *   ahead into the next unit's stages while the consumers run the epilogue.
+ *   Tiles (WM x BN): 128x64, 128x128, 128x256, 256x64, 256x128; the planner's cost model was
+ *   fitted to a sweep of all five over bench/shapes.csv.
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
- *   A ring   S x 16 KB        (128 rows x 128 B, 128B-swizzled, K-major)
- *   B ring   S x BN*128 B     (BN rows x 128 B, 128B-swizzled, K-major)
- *   epilogue staging 2 x 64 x 40 fp32 (one 64 x 32 chunk per consumer, row pitch 40 floats)
- *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer warp)
- *   S = 4 (BN 256), 6 (BN 128), 8 (BN 64) with 227 KB of opt-in shared memory.
+ *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
+ *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major)
+ *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled): ES = 2
+ *            (store double buffer) or, with a residual, the tile's boxes + 1 or 2; a slot
+ *            holds a chunk's residual (TMA-loaded), then its output (written over it by the
+ *            same warp), then is stored by TMA and refilled once the store has read it
+ *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer
+ *            warp), residual full/empty [2][6] (count 1 each)
+ *   S = 2..8, the most that fit the 227 KB opt-in budget after the epilogue ring.
  *
  * TMA IM2COL COORDINATES (PTX ISA 5.5.4 "im2col mode"; cuTensorMapEncodeIm2col)
  *   Tensor map over x, rank 4, dims {C, W, H, N} (innermost first), byte strides
@@ -60,21 +69,26 @@
  *
  * WGMMA
  *   Descriptors (src/ptx/wgmma.cuh): K-major, 128B swizzle, SBO = 1024 B, base offset 0;
- *   the k-th 16-element slice of a stage is the tile start + 32*k bytes. Consumer i's A
- *   operand starts at row 64i (+8 KB). Accumulators: BN/2 fp32 registers per thread.
+ *   the k-th 16-element slice of a stage is the tile start + 32*k bytes. Consumer i's row
+ *   block j starts at row 64*(WM*i + j) (+8 KB each). Accumulators: WM*BN/2 fp32 registers
+ *   per thread (at most 128: WM = 2 only with BN <= 128).
  *
- * EPILOGUE
- *   Per 32-column chunk: fragments -> padded fp32 staging in shared memory (named barrier per
- *   consumer warpgroup) -> each thread reads 4 consecutive columns of a row and applies
- *       v = alpha*acc; v *= scale[k]; v += bias[k]; v += beta*residual[m,k]; v = act(v)
- *   (the order of src/common/epilogue.cuh), then stores 4 elements (8 B for 16-bit y, 16 B
- *   for fp32) when k % 4 == 0, else element by element; masks m >= M, n >= k. With split-K
- *   each split stores raw fp32 partials to workspace[split][M][k] instead, and
- *   igemm_sm90_splitk_reduce_kernel sums the splits in fixed order (deterministic) and applies
- *   the epilogue. All tensor offsets are 64-bit.
+ * EPILOGUE (fully unrolled: compile-time accumulator indices)
+ *   Per 64-column chunk of each 64-row block, in passes with the run-time switches hoisted:
+ *       v = acc * (alpha*scale[k]) + bias[k]; v += beta*residual[m,k]; v = act(v)
+ *   (scale/bias as float2 loads, prefetched to L1 at tile start; residual by ldmatrix from
+ *   the ring slot), then packed to 16 bits and written by stmatrix.x4 into the swizzled box,
+ *   fence.proxy.async, named barrier, and one thread TMA-stores the 64 x 64 box (the
+ *   hardware clips m >= M, n >= k). f32 y, k % 8 != 0 and split-K partials use direct
+ *   pair stores instead. EPI = 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU or no
+ *   activation) and 2 (any activation, the rare ones out of line) are separate instances, so
+ *   the common ones stay small. With split-K each split stores raw fp32 partials to
+ *   workspace[split][M][k] (balanced k-block ranges) and igemm_sm90_splitk_reduce_kernel sums
+ *   them in fixed order (deterministic) and applies the epilogue.
  *
- * PTX FEATURES: cp.async.bulk.tensor (tile + im2col), mbarrier expect_tx/try_wait.parity,
- *   wgmma.mma_async/fence/commit_group/wait_group, setmaxnreg, prefetch.tensormap, bar.sync.
+ * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores), mbarrier
+ *   expect_tx/try_wait.parity, wgmma.mma_async/fence/commit_group/wait_group, stmatrix,
+ *   ldmatrix, setmaxnreg, prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync.
  *
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (api.c checks
  *   and falls back to the general path otherwise), on the device the plan was made for.
