@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: ncu ncusrc diag sweep ncudur fusediag
+# optional stages: ncu ncusrc diag sweep ncudur fusediag splitsweep
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -139,6 +139,17 @@ stage_fusediag() {
   ncu -i /tmp/fd.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration" >> "$OUT/diag.log"
   ncu -i /tmp/fd.ncu-rep --page source --csv --print-source sass > /tmp/fd.csv 2>&1
   python3 tools/ncu_top.py /tmp/fd.csv 30 >> "$OUT/diag.log"
+}
+stage_splitsweep() {
+  stamp splitsweep
+  # split-K x tile on the small-M, long-K layers (ours only)
+  grep -E "^(r50_l4_3x3_512|r50_l4_3x3s2_512|r50_l4_1x1_1024_512|r50_l4_1x1_2048_512|r50_l4_1x1_512_2048|r50_l3_1x1_1024_256|sd_vae_3x3_512)," "$IGEMM_SHAPES" > /tmp/ss.csv
+  timeout 60 ./build/igemm bench --shapes /tmp/ss.csv --iters 50 2>/dev/null | grep " sm90 " | awk '{print "split=auto", $1, $3}' >> "$OUT/bench.log"
+  for cfg in 1:64:2 1:64:3 1:128:2 1:128:3 1:128:4 2:128:2 2:128:4 1:256:2; do
+    IFS=: read wm bn sp <<< "$cfg"
+    IGEMM_SM90_FORCE_WM=$wm IGEMM_SM90_FORCE_BN=$bn IGEMM_SM90_FORCE_SPLIT=$sp timeout 60 ./build/igemm bench --shapes /tmp/ss.csv --iters 50 2>/dev/null | grep " sm90 " | awk -v c=$cfg '{print "split=" c, $1, $3}' >> "$OUT/bench.log"
+  done
+  grep "^split=" "$OUT/bench.log" | sort -k2,2 -k3,3n | awk '{printf "%-24s %-14s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
 }
 stage_sweep() {
   stamp sweep

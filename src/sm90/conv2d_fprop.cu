@@ -291,7 +291,8 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
- * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles. */
+ * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
+ * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
@@ -304,7 +305,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const double out_size = p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0;
     const char *fbn_s = getenv("IGEMM_SM90_FORCE_BN");
     const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
-    const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0;
+    const char *fsp_s = getenv("IGEMM_SM90_FORCE_SPLIT");
+    const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     double best_t = 0.0;
     int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0;
     for (int ci = 0; ci < 5; ci++) {
@@ -321,6 +323,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && k_iters / split < 4) break;
+            if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
