@@ -282,7 +282,7 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
  *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
  * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
- * (one ring of a.res_slots per consumer), warpgroups 1 and 2 are the consumers. */
+ * (into the consumers' epilogue rings of a.epi_slots boxes), warpgroups 1 and 2 are the consumers. */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
