@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: ncu ncusrc diag sweep ncudur fusediag splitsweep
+# optional stages: diag sweep ncudur fusediag splitsweep (Nsight Compute and tile/split sweeps)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -76,28 +76,11 @@ stage_sanitize() {
   done
   unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN
 }
-stage_ncu() {
-  stamp ncu
-  for s in "r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1" "vgg_3x3_64,16,224,224,64,64,3,3,1,1,1,1,1,1" "sd_vae_3x3_512,1,128,128,512,512,3,3,1,1,1,1,1,1"; do
-    echo "=== ncu ${s%%,*}" >> "$CHK"
-    timeout 120 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters \
-      ./build/igemm run --shape "$s" --iters 3 --warmup 2 >> "$CHK" 2>&1; echo "ncu rc=$?" >> "$CHK"
-  done
-  note "ncu: $(grep -c 'ncu rc=0' "$CHK") of 3 profiles"
-}
 stage_ncuconv1() {
   stamp ncuconv1
   { echo "=== ncu r50_conv1 (fold pre-pass + conv)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
       ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -E "igemm_|Duration|Compute \(SM\) Throughput|DRAM Throughput"; } >> "$CHK"
   grep -A3 "=== ncu r50_conv1" "$CHK" >/dev/null; note "ncu conv1: $(grep -cE 'Duration' "$CHK") kernel durations logged"
-}
-stage_ncusrc() {
-  stamp ncusrc
-  S1=${NCU_SHAPE:-r50_l1_1x1_64_256,32,56,56,64,256,1,1,1,1,0,0,1,1}
-  timeout 150 ncu --clock-control none -k regex:sm90_conv2d --launch-skip 2 --launch-count 1 --section SourceCounters --section WarpStateStats --import-source yes -o /tmp/igemm_src -f \
-    ./build/igemm run --shape "$S1" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1
-  ncu -i /tmp/igemm_src.ncu-rep --page source --csv --print-source sass > "$OUT/ncu_src.csv" 2>&1 || ncu -i /tmp/igemm_src.ncu-rep --page source --csv > "$OUT/ncu_src.csv" 2>&1
-  note "ncusrc: $(wc -l < "$OUT/ncu_src.csv") lines"
 }
 stage_diag() {
   stamp diag
