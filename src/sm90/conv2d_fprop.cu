@@ -304,8 +304,6 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *              keeps the CTAs of one split index in step over the same k-blocks:
  *   t_split  = waves_dp * t_unit + ceil(k_blocks / S) * t_kblock * (1 + 0.45 (S-1))
  *              + 0.2 + out + S * BM*BN*4 / SM90_SK_FIX_BW + SM90_SK_FIX_US
- *              (used only when forced: unforced, split mode is chosen by a measured rule,
- *              >= 64 k-blocks and at most half a wave of 128x128 tiles -> 128x128, S = 2)
  * The constants were fitted to a sweep of all five tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
@@ -328,13 +326,12 @@ typedef struct sm90_choice {
 } sm90_choice_t;
 
 /* Keeps the better of *best and *c. Forcing (IGEMM_SM90_FORCE_SK = fsk): 1 prefers any
- * split-mode stream-K plan, 2 any range-mode plan; unforced, the model never picks stream-K:
- * range mode measured slower than whole tiles on every layer of the suite (S3-1), and split
- * mode's terms did not fit its sweep (S3-2); a measured rule in sm90_configure picks it. */
+ * split-mode stream-K plan, 2 any range-mode plan; unforced, range mode is never chosen
+ * (measured slower than whole tiles on every layer of the suite, docs/perf.md S3-1). */
 static void sm90_consider(sm90_choice_t *best, const sm90_choice_t *c, int fsk)
 {
-    const int want_c = fsk == 1 ? c->sk >= 2 : fsk == 2 ? c->sk == 1 : c->sk == 0;
-    const int want_b = best->bn == 0 ? -1 : fsk == 1 ? best->sk >= 2 : fsk == 2 ? best->sk == 1 : best->sk == 0;
+    const int want_c = fsk == 1 ? c->sk >= 2 : fsk == 2 ? c->sk == 1 : c->sk != 1;
+    const int want_b = best->bn == 0 ? -1 : fsk == 1 ? best->sk >= 2 : fsk == 2 ? best->sk == 1 : best->sk != 1;
     if (want_c > want_b || (want_c == want_b && c->t < best->t)) *best = *c;
 }
 
@@ -427,21 +424,6 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                     sm90_consider(&best, &c, fsk);
                 }
             }
-        }
-    }
-    /* Stream-K split mode by a measured rule, not by the model (whose split-mode terms did not
-     * fit the S3-2 sweep): long K (>= 64 k-blocks) and at most half a wave of 128x128 tiles ->
-     * 128x128 tiles in 2 k-splits. On the suite this takes r50_l4_3x3_512 and
-     * r50_l4_3x3s2_512 (1.08-1.09x over the best whole-tile plan); every other layer measured
-     * slower with stream-K. */
-    if (fsk < 0 && fsp < 1 && fbn <= 0 && fwm <= 0 && k_iters >= 64 && N > 64) {
-        const int64_t t128 = ((M + 127) / 128) * ((N + 127) / 128);
-        const int es = sm90_epi_slots(1, 128, sm90_tma_store_ok(p, 1) && p->has_residual, dev->smem_optin_per_block);
-        const int stages = sm90_stages_for(128, 128, es, dev->smem_optin_per_block);
-        if (2 * t128 <= sms && stages >= 2 && t128 * (int64_t)k_iters < ((int64_t)1 << 30)) {
-            const double t_kb = 128.0 * 128 * SM90_BK * 2.0 / (7.0e6 * 0.8);
-            const sm90_choice_t c = {t_kb * k_iters * 0.55 + 3.0, 1, 128, 1, stages, es, 2, 0, 2 * t128};
-            best = c;
         }
     }
     const int best_wm = best.wm, best_bn = best.bn, best_split = best.split, best_stages = best.stages;
