@@ -454,7 +454,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         /* and stream-K forced on (where it applies) for every other configuration: the
          * small random problems cut each tile over many CTAs */
-        if (path == IGEMM_PATH_SM90 && (i / 6) % 2 == 1) setenv("IGEMM_SM90_FORCE_SK", (i / 12) % 2 ? "2" : "1", 1);
+        if (path == IGEMM_PATH_SM90 && (i / 6) % 2 == 1) setenv("IGEMM_SM90_FORCE_SK", "1", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
@@ -620,9 +620,8 @@ TEST(gpu_determinism)
     }
 }
 
-/* Stream-K on the sm90 path (forced through IGEMM_SM90_FORCE_SK, both modes: k-splits of the
- * last wave's tiles, and equal ranges across tiles): tiles cut over many CTAs (one k-block per
- * CTA in range mode), whole tiles before the stream-K part, TMA and direct stores, every
+/* Stream-K on the sm90 path (forced through IGEMM_SM90_FORCE_SK): tiles cut over many CTAs
+ * (one k-block per CTA), whole tiles before the stream-K part, TMA and direct stores, every
  * epilogue part. Each plan runs three times and must match the reference and its own first
  * run bit for bit: the fix-up flags are reset by each run, and the partials are summed in a
  * fixed order. */
@@ -646,14 +645,13 @@ TEST(gpu_sm90_stream_k)
         {shape(4, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128"},    /* 8 tiles x 72 over 132 */
         {shape(4, 7, 7, 512, 320, 3, 3, 1, 1, 1, 1, F16, F32), "2", "128"},  /* direct stores, N tail */
         {shape(16, 28, 28, 16, 192, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64"},   /* 294 tiles: 132 whole first */
-        {shape(2, 9, 9, 192, 200, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256"},    /* 1x1 (tiled A), k % 8 == 0 */
+        {shape(2, 9, 9, 192, 200, 1, 1, 1, 1, 0, 0, BF, BF), "1", "256"},    /* 1x1 (tiled A), k % 8 == 0 */
     };
     trng_t g = {test_seed(0x5150)};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        for (int full = 0; full < 4; full++) { /* (epilogue plain/full) x (split mode, range mode) */
-            const char *mode = full < 2 ? "1" : "2";
+        for (int full = 0; full < 2; full++) {
             igemm_epilogue_t e = igemm_epilogue_default();
-            if (full % 2) {
+            if (full) {
                 e.has_scale = e.has_bias = e.has_residual = 1;
                 e.beta = 0.75f;
                 e.activation = IGEMM_ACT_RELU;
@@ -663,7 +661,7 @@ TEST(gpu_sm90_stream_k)
                 problem_free(&pb);
                 return;
             }
-            setenv("IGEMM_SM90_FORCE_SK", mode, 1);
+            setenv("IGEMM_SM90_FORCE_SK", "1", 1);
             setenv("IGEMM_SM90_FORCE_WM", cases[ci].wm, 1);
             setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
             igemm_plan_options_t o = igemm_plan_options_default();

@@ -171,12 +171,11 @@ PY
 }
 stage_sksweep() {
   stamp sksweep
-  # every tile with stream-K off, and in split mode forced with 2, 3, 4 splits, on every layer
-  # (plain bf16, ours only); a forced split that does not apply falls back to split-K
+  # every tile with stream-K off and forced on, on every layer (plain bf16, ours only): the
+  # stream-K planner constants are fitted to this
   for cfg in 1:64 1:128 1:256 2:64 2:128; do
-    for sk in 0 s2 s3 s4; do
-      if [ $sk = 0 ]; then e="IGEMM_SM90_FORCE_SK=0"; else e="IGEMM_SM90_FORCE_SK=1 IGEMM_SM90_FORCE_SPLIT=${sk#s}"; fi
-      env $e IGEMM_SM90_FORCE_WM=${cfg%%:*} IGEMM_SM90_FORCE_BN=${cfg##*:} timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg:$sk '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
+    for sk in 0 1; do
+      IGEMM_SM90_FORCE_SK=$sk IGEMM_SM90_FORCE_WM=${cfg%%:*} IGEMM_SM90_FORCE_BN=${cfg##*:} timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg:$sk '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
     done
   done
   timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk '{print "tile=auto", $1, $3}' >> "$OUT/bench.log"
@@ -187,13 +186,10 @@ for l in open(sys.argv[1]):
     if l.startswith('tile='):
         c, name, us = l.split()[:3]
         t[name][c[5:]] = float(us)
-print('%-22s %8s %-8s %8s %-9s %8s  %s' % ('sksweep (us)', 'best_dp', 'tile', 'best_sk', 'tile:S', 'auto', 'per tile: dp/s2/s3/s4'))
+cs = ['1:64', '1:128', '1:256', '2:64', '2:128']
+print('%-22s' % 'sksweep us (WM:BN:sk)' + ''.join('%8s:0%8s:1' % (c, c) for c in cs) + '    auto')
 for n, d in t.items():
-    dp = {k: v for k, v in d.items() if k.endswith(':0')}
-    sk = {k: v for k, v in d.items() if ':s' in k}
-    bd = min(dp, key=dp.get); bs = min(sk, key=sk.get)
-    row = ' '.join('/'.join('%.1f' % d.get('%s:%s' % (c, x), 0) for x in ('0', 's2', 's3', 's4')) for c in ('1:64', '1:128', '1:256', '2:64', '2:128'))
-    print('%-22s %8.2f %-8s %8.2f %-9s %8.2f  %s' % (n, dp[bd], bd[:-2], sk[bs], bs, d.get('auto', 0), row))
+    print('%-22s' % n + ''.join(('%10.2f' % d[c + ':0'] if c + ':0' in d else '%10s' % '-') + ('%10.2f' % d[c + ':1'] if c + ':1' in d else '%10s' % '-') for c in cs) + '%8.2f' % d.get('auto', 0))
 PY
 }
 stage_bench() {

@@ -298,42 +298,16 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   t_sk     = waves_dp * t_unit + ceil(iters_sk / grid) * t_kblock
  *              + ceil(tiles_sk / grid) * (0.2 + out) + fix-up (one partial tile written and
  *              read back per CTA: 2 * BM*BN*4 B at SM90_SK_FIX_BW B/us, + SM90_SK_FIX_US)
- *              ("range" mode: measured slower than whole tiles everywhere, so only forced)
- *   split mode: the whole waves run whole tiles; each tile of the last, partial wave (rem =
- *              tiles % SMs) is cut into S equal k-splits on S CTAs (S * rem <= SMs), which
- *              keeps the CTAs of one split index in step over the same k-blocks:
- *   t_split  = waves_dp * t_unit + ceil(k_blocks / S) * t_kblock * (1 + 0.45 (S-1))
- *              + 0.2 + out + S * BM*BN*4 / SM90_SK_FIX_BW + SM90_SK_FIX_US
  * The constants were fitted to a sweep of all five tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
  * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
- * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_FORCE_SK=0|1|2
- * forbids stream-K, or forces its split (1) or range (2) mode where it applies (with
- * IGEMM_SM90_FORCE_SPLIT=S: S splits). */
+ * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_FORCE_SK=0|1
+ * forbids or forces stream-K (where it applies). */
 #define SM90_SK_FIX_BW 100.0e3 /* B/us per SM for the stream-K partial tile, each way */
 #define SM90_SK_FIX_US 0.5
-#define SM90_SK_SPLIT_SLOW 0.45 /* per extra split: k-blocks run slower (less L2 sharing) */
-
-/* One planner candidate: tile, split-K, stages, ring, stream-K (0 none, 1 range, S >= 2 split
- * mode with S splits), whole tiles before the stream-K part, grid, and its modelled time. */
-typedef struct sm90_choice {
-    double t;
-    int wm, bn, split, stages, es, sk;
-    int64_t dp, grid;
-} sm90_choice_t;
-
-/* Keeps the better of *best and *c. Forcing (IGEMM_SM90_FORCE_SK = fsk): 1 prefers any
- * split-mode stream-K plan, 2 any range-mode plan; unforced, range mode is never chosen
- * (measured slower than whole tiles on every layer of the suite, docs/perf.md S3-1). */
-static void sm90_consider(sm90_choice_t *best, const sm90_choice_t *c, int fsk)
-{
-    const int want_c = fsk == 1 ? c->sk >= 2 : fsk == 2 ? c->sk == 1 : c->sk != 1;
-    const int want_b = best->bn == 0 ? -1 : fsk == 1 ? best->sk >= 2 : fsk == 2 ? best->sk == 1 : best->sk != 1;
-    if (want_c > want_b || (want_c == want_b && c->t < best->t)) *best = *c;
-}
 
 /* Stream-K geometry for `tiles` tiles of k_iters k-blocks on `sms` SMs: whole tiles first
  * (all but the last one or two waves), then equal iteration ranges. Returns 0 where stream-K
@@ -364,8 +338,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *fsk_s = getenv("IGEMM_SM90_FORCE_SK");
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     const int fsk = fsk_s ? atoi(fsk_s) : -1;
-    sm90_choice_t best;
-    memset(&best, 0, sizeof best);
+    double best_t = 0.0;
+    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0, best_sk = 0;
+    int64_t best_dp = 0, best_grid = 0;
     for (int ci = 0; ci < 5; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], bm = 128 * wm;
         if (fbn == 64 || fbn == 128 || fbn == 256) {
@@ -380,6 +355,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && k_iters / split < 4) break;
+            if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
@@ -395,41 +371,40 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 t_kb * (double)((k_iters + split - 1) / split) + 0.2 + (double)bm * bn * out_size / 12.5e3;
             double t = (double)waves * t_unit;
             if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
-            sm90_choice_t c = {t, wm, bn, split, stages, es, 0, 0, grid};
-            if (fsp < 1 || split == fsp) sm90_consider(&best, &c, fsk);
-            if (split > 1 || fsk == 0) continue;
-            /* stream-K candidates (whole-tile plan's stages and ring: no split-K workspace) */
-            const double t_out = 0.2 + (double)bm * bn * out_size / 12.5e3;
             int64_t dp = 0, skg = 0;
-            if (sm90_sk_geometry(tiles, k_iters, sms, &dp, &skg)) { /* range mode */
-                const int64_t tiles_sk = tiles - dp, iters_sk = tiles_sk * k_iters;
-                c.t = (double)(dp / sms) * t_unit + (double)((iters_sk + skg - 1) / skg) * t_kb +
-                      (double)((tiles_sk + skg - 1) / skg) * t_out + 2.0 * bm * bn * 4.0 / SM90_SK_FIX_BW +
-                      SM90_SK_FIX_US;
-                c.sk = 1;
-                c.dp = dp;
-                c.grid = skg;
-                sm90_consider(&best, &c, fsk);
+            const int sk_ok = split == 1 && fsk != 0 && sm90_sk_geometry(tiles, k_iters, sms, &dp, &skg);
+            /* (IGEMM_SM90_FORCE_SK=1: no whole-tile schedule once stream-K is possible) */
+            if (!(fsk == 1 && (sk_ok || best_sk)) && (best_bn == 0 || t < best_t)) {
+                best_t = t;
+                best_wm = wm;
+                best_bn = bn;
+                best_split = split;
+                best_stages = stages;
+                best_es = es;
+                best_sk = 0;
+                best_dp = 0;
+                best_grid = grid;
             }
-            const int64_t rem = tiles % sms; /* split mode: the last, partial wave of tiles */
-            if (rem > 0 && fsp != 1 && k_iters >= 4 && tiles * (int64_t)k_iters < ((int64_t)1 << 30)) {
-                for (int sp = 2; sp <= SM90_MAX_SPLITS && sp * rem <= sms && k_iters / sp >= 2; sp++) {
-                    if (fsp >= 2 && sp != fsp) continue;
-                    c.t = (double)((tiles - rem) / sms) * t_unit +
-                          (double)((k_iters + sp - 1) / sp) * t_kb * (1.0 + SM90_SK_SPLIT_SLOW * (sp - 1)) + t_out +
-                          (double)sp * bm * bn * 4.0 / SM90_SK_FIX_BW + SM90_SK_FIX_US;
-                    c.sk = sp;
-                    c.dp = tiles - rem;
-                    c.grid = tiles - rem > 0 ? sms : rem * sp;
-                    sm90_consider(&best, &c, fsk);
+            if (sk_ok) {
+                const int64_t tiles_sk = tiles - dp, iters_sk = tiles_sk * k_iters;
+                const double t_out = 0.2 + (double)bm * bn * out_size / 12.5e3;
+                const double t_sk = (double)(dp / sms) * t_unit + (double)((iters_sk + skg - 1) / skg) * t_kb +
+                                    (double)((tiles_sk + skg - 1) / skg) * t_out +
+                                    2.0 * bm * bn * 4.0 / SM90_SK_FIX_BW + SM90_SK_FIX_US;
+                if (best_bn == 0 || t_sk < best_t || (fsk == 1 && !best_sk)) {
+                    best_t = t_sk;
+                    best_wm = wm;
+                    best_bn = bn;
+                    best_split = 1;
+                    best_stages = stages;
+                    best_es = es;
+                    best_sk = 1;
+                    best_dp = dp;
+                    best_grid = skg;
                 }
             }
         }
     }
-    const int best_wm = best.wm, best_bn = best.bn, best_split = best.split, best_stages = best.stages;
-    const int best_es = best.es, best_sk = best.sk;
-    const int64_t best_dp = best.dp, best_grid = best.grid;
-    const double best_t = best.t;
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
@@ -451,13 +426,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float)
                            : best_sk      ? sm90_sk_workspace(bm, best_bn, cfg->grid)
                                           : 0;
-    char sched[112];
-    if (best_sk == 1)
+    char sched[96];
+    if (best_sk)
         snprintf(sched, sizeof sched, "stream-K: %lld whole tiles, then %lld tiles x %d k-blocks in %d equal ranges",
                  (long long)best_dp, (long long)(tiles - best_dp), k_iters, cfg->grid);
-    else if (best_sk >= 2)
-        snprintf(sched, sizeof sched, "stream-K: %lld whole tiles, then %lld tiles x %d k-splits, fixed up in the kernel",
-                 (long long)best_dp, (long long)(tiles - best_dp), best_sk);
     else
         snprintf(sched, sizeof sched, "%d split(s)%s", best_split,
                  best_split > 1 ? " (fp32 workspace + reduce kernel)" : "");
@@ -634,13 +606,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         a.sk_base = (int32_t)(cfg->dp_tiles * a.k_iters);
         a.sk_q = (int32_t)(iters / g);
         a.sk_r = (int32_t)(iters % g);
-        if (cfg->stream_k >= 2) { /* split mode: S = cfg->stream_k splits per stream-K tile */
-            a.sk_split = cfg->stream_k;
-            a.sk_units = (int32_t)(((int64_t)a.num_tiles - cfg->dp_tiles) * a.sk_split);
-            a.k_q = a.k_iters / a.sk_split;
-            a.k_r = a.k_iters % a.sk_split;
-            a.fd_sksplit = igemm_fastdiv_make(a.sk_split);
-        }
         a.fd_kiters = igemm_fastdiv_make(a.k_iters);
         a.sk_part = (float *)workspace;
         a.sk_flags = (uint32_t *)((float *)workspace + (size_t)g * cfg->bm * cfg->bn);

@@ -76,17 +76,11 @@ typedef struct igemm_sm90_args {
     float *workspace; /* split-K partials [splits][M][N] fp32; NULL when splits == 1 */
     /* stream-K (splits == 1): units 0 .. num_units-1 are whole tiles (data-parallel); then CTA
      * b runs k-block iterations [sk_begin(b), sk_begin(b+1)) of the remaining tiles, where
-     * iteration it = tile * k_iters + kb. Two ways to cut them (sm90_sk_begin):
-     *   sk_split == 0 ("range"): sk_begin(b) = sk_base + b*sk_q + min(b, sk_r), equal ranges
-     *                 that cross tile boundaries;
-     *   sk_split == S ("split"): CTA b < sk_units = tiles * S takes split b % S of tile b / S
-     *                 (k_q + (s < k_r) k-blocks, k_q/k_r = k_iters / S, % S), so the CTAs of
-     *                 one split index run the same k-blocks of neighbouring tiles at once. */
+     * iteration it = tile * k_iters + kb and sk_begin(b) = sk_base + b*sk_q + min(b, sk_r). */
     int32_t sk;         /* 1: stream-K part present */
     int32_t sk_base;    /* first stream-K iteration: num_units * k_iters */
-    int32_t sk_q, sk_r; /* range: CTA b gets sk_q + (b < sk_r) iterations (sk_q >= 1) */
-    int32_t sk_split, sk_units; /* split: S >= 2 and tiles * S (<= grid); 0 for range */
-    igemm_fastdiv_t fd_kiters, fd_sksplit;
+    int32_t sk_q, sk_r; /* CTA b gets sk_q + (b < sk_r) iterations (sk_q >= 1) */
+    igemm_fastdiv_t fd_kiters;
     float *sk_part;     /* [grid][2 consumers][WM*BN/8 float4][128 threads]: one partial tile per CTA */
     uint32_t *sk_flags; /* [grid][2 consumers]: 1 = that CTA's partial is written; reset to 0 by its reader */
 } igemm_sm90_args_t;
@@ -300,12 +294,6 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
 /* First stream-K iteration of CTA b (b = grid: the end of the last CTA's range). */
 static __device__ __forceinline__ int sm90_sk_begin(const igemm_sm90_args_t &a, int b)
 {
-    if (a.sk_split > 0) {
-        b = min(b, a.sk_units);
-        const int t = igemm_fastdiv_div(b, a.fd_sksplit);
-        const int sp = b - t * a.sk_split;
-        return a.sk_base + t * a.k_iters + sp * a.k_q + min(sp, a.k_r);
-    }
     return a.sk_base + b * a.sk_q + min(b, a.sk_r);
 }
 
