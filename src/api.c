@@ -397,25 +397,15 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
             (void)cudaGetDevice(&prev);
             if (prev != ordinal) cudaSetDevice(ordinal);
             e = cudaMalloc(&plan->workspace, ws);
+            if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
             if (e != cudaSuccess) {
                 plan->workspace = NULL;
                 (void)cudaGetLastError();
-                if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
                 st = igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "workspace: cudaMalloc of %zu bytes failed: %s",
                                      ws, cudaGetErrorString(e));
                 goto fail;
             }
-            plan->workspace_bytes = ws; /* owned by the plan from here: destroy frees it */
-            /* zeroed once here (plan time may synchronise): kernels that keep flags in the
-             * workspace (sm90 stream-K) start from zero and reset them before they finish */
-            e = cudaMemset(plan->workspace, 0, ws); /* legacy stream: then wait for it */
-            if (e == cudaSuccess) e = cudaStreamSynchronize(0);
-            if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                st = cuda_fail("zeroing the workspace", e);
-                goto fail;
-            }
+            plan->workspace_bytes = ws;
         }
     }
     *plan_out = plan;

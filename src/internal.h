@@ -71,8 +71,6 @@ typedef struct igemm_kernel_config {
     int split_k;           /* K splits (1 = none); deterministic reduction */
     int variant;           /* family-specific kernel variant id */
     int grid;              /* CTAs launched (persistent kernels) */
-    int stream_k;          /* sm90: 1 = stream-K over the tiles after the first dp_tiles */
-    long long dp_tiles;    /* sm90 stream-K: tiles run whole (data-parallel) before the split ones */
     size_t smem_bytes;     /* dynamic shared memory per CTA */
     size_t workspace_bytes;/* device workspace the plan must allocate */
     char desc[256];        /* human-readable: "tile 128x128x64, 4 stages, ..." */
@@ -91,8 +89,7 @@ typedef struct igemm_family {
     igemm_status_t (*configure)(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                 igemm_kernel_config_t *cfg);
     /* Enqueues the kernel(s) on stream (a cudaStream_t). workspace has cfg->workspace_bytes
-     * bytes (NULL if 0), zeroed once at plan creation: a family that keeps flags there must
-     * leave them zero again at the end of every run. state points to family-owned per-plan host scratch of
+     * bytes (NULL if 0). state points to family-owned per-plan host scratch of
      * IGEMM_FAMILY_STATE_BYTES bytes, zeroed at plan creation (e.g. cached tensor maps).
      * Must not allocate, synchronise or print. Returns SUCCESS or CUDA_ERROR (with
      * igemm_set_error called). */

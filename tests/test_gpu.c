@@ -38,7 +38,6 @@ GPU_SKIP_TEST(gpu_random_direct)
 GPU_SKIP_TEST(gpu_random_sm90)
 GPU_SKIP_TEST(gpu_edge_shapes_all_paths)
 GPU_SKIP_TEST(gpu_determinism)
-GPU_SKIP_TEST(gpu_sm90_stream_k)
 GPU_SKIP_TEST(gpu_stream_and_graph)
 GPU_SKIP_TEST(gpu_unaligned_pointers)
 GPU_SKIP_TEST(gpu_large_tensor)
@@ -452,13 +451,9 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 6], 1);
             setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 6], 1);
         }
-        /* and stream-K forced on (where it applies) for every other configuration: the
-         * small random problems cut each tile over many CTAs */
-        if (path == IGEMM_PATH_SM90 && (i / 6) % 2 == 1) setenv("IGEMM_SM90_FORCE_SK", "1", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
-        unsetenv("IGEMM_SM90_FORCE_SK");
         if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;
@@ -617,85 +612,6 @@ TEST(gpu_determinism)
         }
         free(first);
         problem_free(&pb);
-    }
-}
-
-/* Stream-K on the sm90 path (forced through IGEMM_SM90_FORCE_SK): tiles cut over many CTAs
- * (one k-block per CTA), whole tiles before the stream-K part, TMA and direct stores, every
- * epilogue part. Each plan runs three times and must match the reference and its own first
- * run bit for bit: the fix-up flags are reset by each run, and the partials are summed in a
- * fixed order. */
-TEST(gpu_sm90_stream_k)
-{
-    SKIP_WITHOUT_GPU();
-    int dev = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (major != 9 || minor != 0) {
-        test_skip("not an sm_90 device: stream-K is a schedule of the sm90 path");
-        return;
-    }
-    const igemm_dtype_t BF = IGEMM_DTYPE_BF16, F16 = IGEMM_DTYPE_F16, F32 = IGEMM_DTYPE_F32;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *wm, *bn;
-    } cases[] = {
-        {shape(1, 10, 10, 256, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128"},  /* 1 tile x 36 k-blocks over 36 CTAs */
-        {shape(4, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128"},    /* 8 tiles x 72 over 132 */
-        {shape(4, 7, 7, 512, 320, 3, 3, 1, 1, 1, 1, F16, F32), "2", "128"},  /* direct stores, N tail */
-        {shape(16, 28, 28, 16, 192, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64"},   /* 294 tiles: 132 whole first */
-        {shape(2, 9, 9, 192, 200, 1, 1, 1, 1, 0, 0, BF, BF), "1", "256"},    /* 1x1 (tiled A), k % 8 == 0 */
-    };
-    trng_t g = {test_seed(0x5150)};
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        for (int full = 0; full < 2; full++) {
-            igemm_epilogue_t e = igemm_epilogue_default();
-            if (full) {
-                e.has_scale = e.has_bias = e.has_residual = 1;
-                e.beta = 0.75f;
-                e.activation = IGEMM_ACT_RELU;
-            }
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            setenv("IGEMM_SM90_FORCE_SK", "1", 1);
-            setenv("IGEMM_SM90_FORCE_WM", cases[ci].wm, 1);
-            setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
-            igemm_plan_options_t o = igemm_plan_options_default();
-            o.path = IGEMM_PATH_SM90;
-            igemm_plan_t *plan = NULL;
-            igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-            unsetenv("IGEMM_SM90_FORCE_SK");
-            unsetenv("IGEMM_SM90_FORCE_WM");
-            unsetenv("IGEMM_SM90_FORCE_BN");
-            if (s != IGEMM_STATUS_SUCCESS) {
-                test_fail(__FILE__, __LINE__, "%s: plan_create(sm90): %s", pb.str, igemm_last_error());
-                problem_free(&pb);
-                continue;
-            }
-            const char *desc = igemm_plan_describe(plan);
-            CHECK_MSG(strstr(desc, "stream-K") != NULL, "%s: forced stream-K plan says: %s", pb.str, desc);
-            size_t bytes = (size_t)pb.ye * pb.ysz;
-            void *first = malloc(bytes);
-            REQUIRE(first != NULL);
-            for (int rep = 0; rep < 3; rep++) {
-                char tag[48];
-                snprintf(tag, sizeof tag, "stream-K run %d", rep);
-                if (problem_run(&pb, plan, NULL) != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: run %d: %s", pb.str, rep, igemm_last_error());
-                    break;
-                }
-                problem_check(&pb, tag, NULL);
-                if (rep == 0) memcpy(first, pb.hout, bytes);
-                else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "%s: stream-K run %d differs from run 0", pb.str, rep);
-            }
-            free(first);
-            igemm_plan_destroy(plan);
-            problem_free(&pb);
-        }
     }
 }
 

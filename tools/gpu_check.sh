@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: diag sweep sksweep ncudur fusediag splitsweep (Nsight Compute and tile/split sweeps)
+# optional stages: diag sweep ncudur fusediag splitsweep (Nsight Compute and tile/split sweeps)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -55,14 +55,6 @@ stage_tests() {
   note "C tests (rc=$rc): $(tail -1 "$OUT/tests.log")"
   grep -E "FAIL" "$OUT/tests.log" | head -30 | tee -a "$SUMMARY"
 }
-stage_sktest() {
-  stamp sktest
-  # the stream-K test first and alone: a wrong or hanging fix-up stops the run here
-  timeout 180 ./build/igemm_tests gpu_sm90_stream_k > "$OUT/sktest.log" 2>&1; rc=$?
-  note "stream-K test (rc=$rc): $(tail -1 "$OUT/sktest.log")"
-  grep -E "FAIL" "$OUT/sktest.log" | head -20 | tee -a "$SUMMARY"
-  [ $rc -eq 0 ] || { note "stream-K test failed: stopping"; exit 1; }
-}
 stage_check() {
   stamp check
   for dt in bf16 fp16; do
@@ -71,25 +63,18 @@ stage_check() {
     note "check $dt, every epilogue (rc=$rc): $(grep -c ' PASS' /tmp/igemm_check.log) PASS, $(grep -c ' FAIL' /tmp/igemm_check.log) FAIL; $(tail -1 /tmp/igemm_check.log)"
     grep ' FAIL' /tmp/igemm_check.log | head -10 | tee -a "$SUMMARY"
   done
-  # stream-K forced on wherever it applies (the planner picks it for some layers only)
-  IGEMM_SM90_FORCE_SK=1 timeout 300 ./build/igemm check --shapes "$IGEMM_SHAPES" --dtype bf16 --epilogue none,full > /tmp/igemm_check.log 2>&1; rc=$?
-  cat /tmp/igemm_check.log >> "$CHK"
-  note "check bf16 stream-K forced (rc=$rc): $(grep -c ' PASS' /tmp/igemm_check.log) PASS, $(grep -c ' FAIL' /tmp/igemm_check.log) FAIL; $(tail -1 /tmp/igemm_check.log)"
-  grep ' FAIL' /tmp/igemm_check.log | head -10 | tee -a "$SUMMARY"
 }
 stage_sanitize() {
   stamp sanitize
   # the fourth case forces the 256 x 128 tile (WM = 2): its 5-box residual ring under racecheck
-  # the fifth forces stream-K (8 tiles x 72 k-blocks cut over 132 CTAs)
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "sk_n4,4,7,7,512,512,3,3,1,1,1,1,1,1"; do
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_FORCE_SK
-      case "$s" in wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; sk*) export IGEMM_SM90_FORCE_SK=1 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      case "$s" in wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_FORCE_SK
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN
 }
 stage_ncuconv1() {
   stamp ncuconv1
@@ -167,29 +152,6 @@ print('%-22s' % 'sweep us (WM:BN)' + ''.join('%9s' % c for c in cs) + '   best')
 for n, d in t.items():
     b = min(d, key=d.get)
     print('%-22s' % n + ''.join('%9.2f' % d[c] if c in d else '%9s' % '-' for c in cs) + '   ' + b)
-PY
-}
-stage_sksweep() {
-  stamp sksweep
-  # every tile with stream-K off and forced on, on every layer (plain bf16, ours only): the
-  # stream-K planner constants are fitted to this
-  for cfg in 1:64 1:128 1:256 2:64 2:128; do
-    for sk in 0 1; do
-      IGEMM_SM90_FORCE_SK=$sk IGEMM_SM90_FORCE_WM=${cfg%%:*} IGEMM_SM90_FORCE_BN=${cfg##*:} timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg:$sk '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
-    done
-  done
-  timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk '{print "tile=auto", $1, $3}' >> "$OUT/bench.log"
-  python3 - "$OUT/bench.log" <<'PY' | tee -a "$SUMMARY"
-import sys, collections
-t = collections.defaultdict(dict)
-for l in open(sys.argv[1]):
-    if l.startswith('tile='):
-        c, name, us = l.split()[:3]
-        t[name][c[5:]] = float(us)
-cs = ['1:64', '1:128', '1:256', '2:64', '2:128']
-print('%-22s' % 'sksweep us (WM:BN:sk)' + ''.join('%8s:0%8s:1' % (c, c) for c in cs) + '    auto')
-for n, d in t.items():
-    print('%-22s' % n + ''.join(('%10.2f' % d[c + ':0'] if c + ':0' in d else '%10s' % '-') + ('%10.2f' % d[c + ':1'] if c + ':1' in d else '%10s' % '-') for c in cs) + '%8.2f' % d.get('auto', 0))
 PY
 }
 stage_bench() {

@@ -21,13 +21,6 @@ static __device__ __forceinline__ void ptx_fence_proxy_async_shared_cta(void)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-/* fence.acq_rel.gpu: orders this thread's earlier and later memory accesses at gpu scope
- * (with a CTA barrier before it, the other threads' earlier accesses too: cumulativity). */
-static __device__ __forceinline__ void ptx_fence_acq_rel_gpu(void)
-{
-    asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
-}
-
 /* bar.sync id, nthreads: named CTA barrier over nthreads threads (multiple of 32); id 0 is the
  * one __syncthreads uses. */
 static __device__ __forceinline__ void ptx_bar_sync(uint32_t id, uint32_t nthreads)

@@ -188,12 +188,6 @@ static int sm90_epi_slots(int wm, int bn, int residual_ring, int smem_optin)
     return sm90_stages_for(128 * wm, bn, boxes + 2, smem_optin) >= 4 ? boxes + 2 : boxes + 1;
 }
 
-/* Stream-K workspace: one partial tile (BM*BN fp32) per CTA, then 2 flags per CTA. */
-static size_t sm90_sk_workspace(int bm, int bn, int grid)
-{
-    return (size_t)grid * ((size_t)bm * bn * sizeof(float) + 2 * sizeof(uint32_t));
-}
-
 /* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
 static int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
 {
@@ -292,36 +286,13 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *              BM*BN*out_bytes / 12.5e3 (the tile's output at an SM's share of bandwidth)
  *   t        = ceil(units / grid) * t_unit (+ for split > 1: 4 us + the partials' write and
  *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
- *   stream-K (split 1, tiles not a multiple of the SMs): all but the last 1-2 waves of tiles
- *              run whole; the rest, tiles_sk * k_blocks iterations, are cut into one equal
- *              range per CTA (grid = SMs, or fewer when there are fewer iterations):
- *   t_sk     = waves_dp * t_unit + ceil(iters_sk / grid) * t_kblock
- *              + ceil(tiles_sk / grid) * (0.2 + out) + fix-up (one partial tile written and
- *              read back per CTA: 2 * BM*BN*4 B at SM90_SK_FIX_BW B/us, + SM90_SK_FIX_US)
  * The constants were fitted to a sweep of all five tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
  * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
- * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_FORCE_SK=0|1
- * forbids or forces stream-K (where it applies). */
-#define SM90_SK_FIX_BW 100.0e3 /* B/us per SM for the stream-K partial tile, each way */
-#define SM90_SK_FIX_US 0.5
-
-/* Stream-K geometry for `tiles` tiles of k_iters k-blocks on `sms` SMs: whole tiles first
- * (all but the last one or two waves), then equal iteration ranges. Returns 0 where stream-K
- * does not apply (one k-block, tiles a multiple of the SMs, 32-bit iteration overflow). */
-static int sm90_sk_geometry(int64_t tiles, int k_iters, int sms, int64_t *dp_tiles, int64_t *grid)
-{
-    if (k_iters < 2 || tiles % sms == 0 || tiles * (int64_t)k_iters >= ((int64_t)1 << 30)) return 0;
-    const int64_t waves = tiles / sms;
-    *dp_tiles = waves >= 2 ? (waves - 1) * sms : 0;
-    const int64_t iters = (tiles - *dp_tiles) * k_iters;
-    *grid = *dp_tiles > 0 || iters >= sms ? sms : iters; /* every CTA >= 1 iteration */
-    return 1;
-}
-
+ * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
@@ -335,12 +306,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *fbn_s = getenv("IGEMM_SM90_FORCE_BN");
     const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
     const char *fsp_s = getenv("IGEMM_SM90_FORCE_SPLIT");
-    const char *fsk_s = getenv("IGEMM_SM90_FORCE_SK");
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
-    const int fsk = fsk_s ? atoi(fsk_s) : -1;
     double best_t = 0.0;
-    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0, best_sk = 0;
-    int64_t best_dp = 0, best_grid = 0;
+    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0;
     for (int ci = 0; ci < 5; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], bm = 128 * wm;
         if (fbn == 64 || fbn == 128 || fbn == 256) {
@@ -371,37 +339,13 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 t_kb * (double)((k_iters + split - 1) / split) + 0.2 + (double)bm * bn * out_size / 12.5e3;
             double t = (double)waves * t_unit;
             if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
-            int64_t dp = 0, skg = 0;
-            const int sk_ok = split == 1 && fsk != 0 && sm90_sk_geometry(tiles, k_iters, sms, &dp, &skg);
-            /* (IGEMM_SM90_FORCE_SK=1: no whole-tile schedule once stream-K is possible) */
-            if (!(fsk == 1 && (sk_ok || best_sk)) && (best_bn == 0 || t < best_t)) {
+            if (best_bn == 0 || t < best_t) {
                 best_t = t;
                 best_wm = wm;
                 best_bn = bn;
                 best_split = split;
                 best_stages = stages;
                 best_es = es;
-                best_sk = 0;
-                best_dp = 0;
-                best_grid = grid;
-            }
-            if (sk_ok) {
-                const int64_t tiles_sk = tiles - dp, iters_sk = tiles_sk * k_iters;
-                const double t_out = 0.2 + (double)bm * bn * out_size / 12.5e3;
-                const double t_sk = (double)(dp / sms) * t_unit + (double)((iters_sk + skg - 1) / skg) * t_kb +
-                                    (double)((tiles_sk + skg - 1) / skg) * t_out +
-                                    2.0 * bm * bn * 4.0 / SM90_SK_FIX_BW + SM90_SK_FIX_US;
-                if (best_bn == 0 || t_sk < best_t || (fsk == 1 && !best_sk)) {
-                    best_t = t_sk;
-                    best_wm = wm;
-                    best_bn = bn;
-                    best_split = 1;
-                    best_stages = stages;
-                    best_es = es;
-                    best_sk = 1;
-                    best_dp = dp;
-                    best_grid = skg;
-                }
             }
         }
     }
@@ -410,6 +354,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                                dev->smem_optin_per_block);
     const int bm = 128 * best_wm;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
+    const int64_t units = tiles * best_split;
     cfg->bm = bm;
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
@@ -419,25 +364,14 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->cluster_m = 1;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
-    cfg->grid = (int)best_grid;
-    cfg->stream_k = best_sk;
-    cfg->dp_tiles = best_dp;
+    cfg->grid = (int)(units < sms ? units : sms);
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_es);
-    cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float)
-                           : best_sk      ? sm90_sk_workspace(bm, best_bn, cfg->grid)
-                                          : 0;
-    char sched[96];
-    if (best_sk)
-        snprintf(sched, sizeof sched, "stream-K: %lld whole tiles, then %lld tiles x %d k-blocks in %d equal ranges",
-                 (long long)best_dp, (long long)(tiles - best_dp), k_iters, cfg->grid);
-    else
-        snprintf(sched, sizeof sched, "%d split(s)%s", best_split,
-                 best_split > 1 ? " (fp32 workspace + reduce kernel)" : "");
+    cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
-             "each), %d-box epilogue ring, persistent grid %d over %lld tiles, %s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_wm, best_es, cfg->grid, (long long)tiles, sched, cfg->smem_bytes,
-             best_t);
+             "each), %d-box epilogue ring, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_wm, best_es, cfg->grid, (long long)tiles, best_split,
+             best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -595,21 +529,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.residual = p->residual;
     a.y = p->y;
     a.workspace = a.splits > 1 ? (float *)workspace : NULL;
-    if (cfg->stream_k) {
-        if (workspace == NULL)
-            return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: stream-K needs a workspace of %zu B",
-                                   cfg->workspace_bytes);
-        const int g = cfg->grid;
-        const int64_t iters = ((int64_t)a.num_tiles - cfg->dp_tiles) * a.k_iters;
-        a.sk = 1;
-        a.num_units = (int32_t)cfg->dp_tiles;
-        a.sk_base = (int32_t)(cfg->dp_tiles * a.k_iters);
-        a.sk_q = (int32_t)(iters / g);
-        a.sk_r = (int32_t)(iters % g);
-        a.fd_kiters = igemm_fastdiv_make(a.k_iters);
-        a.sk_part = (float *)workspace;
-        a.sk_flags = (uint32_t *)((float *)workspace + (size_t)g * cfg->bm * cfg->bn);
-    }
 
     cudaError_t e;
     if (!st->smem_attr_done) {

@@ -21,7 +21,6 @@
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
-#include "../ptx/ld_st.cuh"
 #include "../ptx/ldmatrix.cuh"
 #include "../ptx/setmaxnreg.cuh"
 #include "../ptx/stmatrix.cuh"
@@ -74,15 +73,6 @@ typedef struct igemm_sm90_args {
     const void *residual;
     void *y;
     float *workspace; /* split-K partials [splits][M][N] fp32; NULL when splits == 1 */
-    /* stream-K (splits == 1): units 0 .. num_units-1 are whole tiles (data-parallel); then CTA
-     * b runs k-block iterations [sk_begin(b), sk_begin(b+1)) of the remaining tiles, where
-     * iteration it = tile * k_iters + kb and sk_begin(b) = sk_base + b*sk_q + min(b, sk_r). */
-    int32_t sk;         /* 1: stream-K part present */
-    int32_t sk_base;    /* first stream-K iteration: num_units * k_iters */
-    int32_t sk_q, sk_r; /* CTA b gets sk_q + (b < sk_r) iterations (sk_q >= 1) */
-    igemm_fastdiv_t fd_kiters;
-    float *sk_part;     /* [grid][2 consumers][WM*BN/8 float4][128 threads]: one partial tile per CTA */
-    uint32_t *sk_flags; /* [grid][2 consumers]: 1 = that CTA's partial is written; reset to 0 by its reader */
 } igemm_sm90_args_t;
 
 /* ------------------------------------------------------------------ device code */
@@ -255,11 +245,18 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
     return r;
 }
 
-/* Tile index -> tile origin (m0, n0). Tiles go in groups of group_m M-tiles (all N-tiles of a
- * group, M fastest), so consecutive tiles share filter tiles and A rows in L2. Divisions by
- * run-time constants use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
-static __device__ __forceinline__ void sm90_decode_tile(const igemm_sm90_args_t &a, int t, int bn, int &m0, int &n0)
+/* Work unit -> tile origin (m0, n0) and k-block range [kb0, kb1). Units are split-major;
+ * inside a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest),
+ * so consecutive units share filter tiles and A rows in L2. Divisions by run-time constants
+ * use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
+static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn, int &m0,
+                                                        int &n0, int &kb0, int &kb1)
 {
+    int t = unit, split = 0;
+    if (a.splits > 1) {
+        split = igemm_fastdiv_div(unit, a.fd_tiles);
+        t = unit - split * a.num_tiles;
+    }
     const int g = igemm_fastdiv_div(t, a.fd_group);
     const int local = t - g * a.fd_group.d;
     const bool full = g < a.full_groups;
@@ -268,20 +265,6 @@ static __device__ __forceinline__ void sm90_decode_tile(const igemm_sm90_args_t 
     const int tm = g * a.group_m + (local - tn * gm);
     m0 = tm * a.bm;
     n0 = tn * bn;
-}
-
-/* Work unit -> tile origin (m0, n0), k-block range [kb0, kb1) and split. Units are
- * split-major: unit = split * num_tiles + tile. */
-static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn, int &m0,
-                                                        int &n0, int &kb0, int &kb1, int &split)
-{
-    int t = unit;
-    split = 0;
-    if (a.splits > 1) {
-        split = igemm_fastdiv_div(unit, a.fd_tiles);
-        t = unit - split * a.num_tiles;
-    }
-    sm90_decode_tile(a, t, bn, m0, n0);
     if (a.splits > 1) { /* split s: k_q + (s < k_r) k-blocks */
         kb0 = split * a.k_q + min(split, a.k_r);
         kb1 = kb0 + a.k_q + (split < a.k_r ? 1 : 0);
@@ -289,53 +272,6 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
         kb0 = 0;
         kb1 = a.k_iters;
     }
-}
-
-/* First stream-K iteration of CTA b (b = grid: the end of the last CTA's range). */
-static __device__ __forceinline__ int sm90_sk_begin(const igemm_sm90_args_t &a, int b)
-{
-    return a.sk_base + b * a.sk_q + min(b, a.sk_r);
-}
-
-/* The sequence of pieces a CTA works on, walked identically by every role: its data-parallel
- * units blockIdx.x, + grid, ..., then (stream-K) its iteration range cut at tile boundaries.
- * A piece is (tile origin, k-blocks [kb0, kb1)); a split-K unit's split is
- * (pos - grid) / num_tiles after its walk_next. Stream-K pieces with kb0 > 0 leave a
- * partial tile for the CTA that holds the tile's first k-block (the "owner", whose piece ends
- * its range); the owner adds them before its mainloop (see the consumer). */
-typedef struct sm90_walk {
-    int pos; /* >= 0: next data-parallel unit; < 0: next stream-K iteration is -1 - pos (one
-                register: the 256-row consumers have none to spare; the range end
-                sm90_sk_begin(blockIdx.x + 1) is recomputed where needed) */
-} sm90_walk_t;
-
-static __device__ __forceinline__ void sm90_walk_init(const igemm_sm90_args_t &a, sm90_walk_t &w)
-{
-    w.pos = (int)blockIdx.x;
-}
-
-static __device__ __forceinline__ bool sm90_walk_next(const igemm_sm90_args_t &a, sm90_walk_t &w, int bn, int &m0,
-                                                      int &n0, int &kb0, int &kb1)
-{
-    if (w.pos >= 0) {
-        if (w.pos < a.num_units) {
-            int split;
-            sm90_decode_unit(a, w.pos, bn, m0, n0, kb0, kb1, split);
-            w.pos += (int)gridDim.x;
-            return true;
-        }
-        if (!a.sk) return false;
-        w.pos = -1 - sm90_sk_begin(a, (int)blockIdx.x);
-    }
-    const int it = -1 - w.pos;
-    const int end = sm90_sk_begin(a, (int)blockIdx.x + 1);
-    if (it >= end) return false;
-    const int tile = igemm_fastdiv_div(it, a.fd_kiters);
-    kb0 = it - tile * a.k_iters;
-    kb1 = min(a.k_iters, kb0 + (end - it));
-    sm90_decode_tile(a, tile, bn, m0, n0);
-    w.pos = -1 - (it + kb1 - kb0);
-    return true;
 }
 
 /* The persistent warp-specialised kernel.
@@ -399,10 +335,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             /* ------------------------------------------------------- A/B producer */
             int stage = 0;
             uint32_t phase = 0;
-            sm90_walk_t wk;
-            sm90_walk_init(a, wk);
-            int m0, n0, kb0, kb1;
-            while (sm90_walk_next(a, wk, BN, m0, n0, kb0, kb1)) {
+            for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+                int m0, n0, kb0, kb1;
+                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
                 /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
                 const int nb = igemm_fastdiv_div(m0, a.fd_pq);
                 const int rem = m0 - nb * a.pq;
@@ -451,11 +386,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             ptx_prefetch_tensormap(&tmap_r);
             int slot = 0;
             uint32_t phase = 0;
-            sm90_walk_t wk;
-            sm90_walk_init(a, wk);
-            int m0, n0, kb0, kb1;
-            while (sm90_walk_next(a, wk, BN, m0, n0, kb0, kb1)) {
-                if (kb0 != 0) continue; /* a stream-K partial piece: no epilogue */
+            for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+                int m0, n0, kb0, kb1;
+                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
                 for (int ch = 0; ch < NCH; ch++) {
                     if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
                     for (int i = 0; i < WM; i++) {
@@ -507,24 +440,13 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    sm90_walk_t wk;
-    sm90_walk_init(a, wk);
-    int m0, n0, kb0, kb1;
-    while (sm90_walk_next(a, wk, BN, m0, n0, kb0, kb1)) {
+    for (int unit = blockIdx.x; unit < a.num_units; unit += (int)gridDim.x) {
+        int m0, n0, kb0, kb1;
+        sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int row0 = 64 * WM * cw; /* this consumer's first row inside the tile */
-        /* stream-K: a piece without the tile's first k-block leaves a partial tile; the piece
-         * with it (ending this CTA's range) adds the partials of the CTAs after this one that
-         * cover the rest of the tile after its mainloop, before the epilogue. (Loading them
-         * into the accumulators before the mainloop made ptxas serialise every wgmma: C7515.) */
-        /* sk_end: 0 a whole tile, -1 a partial piece (kb0 > 0), else the owner's tile_end (the
-         * iteration after the tile's last: this piece ends the CTA's range). One register. */
-        const int sk_end = !a.sk || (kb0 == 0 && kb1 == a.k_iters) ? 0
-                           : kb0 > 0                              ? -1
-                                     : sm90_sk_begin(a, (int)blockIdx.x + 1) - kb1 + a.k_iters;
-        const bool sk_tail = sk_end < 0;
-        constexpr int NV4 = WM * BN / 8; /* float4 groups of this thread's accumulators */
-        if (GENERAL && !partial && !sk_tail && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
+        const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
+        if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
             const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
             if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
             if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
@@ -567,56 +489,12 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
         if (lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
 
-        if (sk_tail) { /* stream-K partial: raw accumulators to this CTA's slot, then its flag */
-            float *dst = a.sk_part + ((size_t)(2 * blockIdx.x + cw) * NV4 * 128 + (size_t)tid) * 4;
-#pragma unroll
-            for (int v4 = 0; v4 < NV4; v4++) {
-                const float *sv = &acc[v4 / (BN / 8)][4 * (v4 % (BN / 8))];
-                ptx_st_global_cg_v4_f32(dst + (size_t)v4 * 512, sv[0], sv[1], sv[2], sv[3]);
-            }
-            ptx_bar_sync(1 + cw, 128); /* all 128 threads' stores before the flag */
-            if (tid == 0) {
-                ptx_fence_acq_rel_gpu();
-                ptx_st_release_gpu_u32(a.sk_flags + 2 * blockIdx.x + cw, 1u);
-            }
-            continue;
-        }
-
-        if (sk_end > 0) { /* stream-K owner: + the partials of the CTAs after this one that cover the
-                           * rest of the tile, in CTA order (deterministic) */
-            const int tile_end = sk_end;
-            if (tid == 0) {
-                for (int c = (int)blockIdx.x + 1; c < (int)gridDim.x && sm90_sk_begin(a, c) < tile_end; c++) {
-                    if (sm90_sk_begin(a, c + 1) == sm90_sk_begin(a, c)) continue; /* empty range */
-                    uint32_t *flag = a.sk_flags + 2 * c + cw;
-                    while (ptx_ld_acquire_gpu_u32(flag) == 0u) {
-                    }
-                    ptx_st_relaxed_gpu_u32(flag, 0u); /* read once per run: ready for the next */
-                }
-            }
-            ptx_bar_sync(1 + cw, 128);
-            for (int c = (int)blockIdx.x + 1; c < (int)gridDim.x && sm90_sk_begin(a, c) < tile_end; c++) {
-                if (sm90_sk_begin(a, c + 1) == sm90_sk_begin(a, c)) continue;
-                const float *src = a.sk_part + ((size_t)(2 * c + cw) * NV4 * 128 + (size_t)tid) * 4;
-#pragma unroll
-                for (int v4 = 0; v4 < NV4; v4++) {
-                    const float4 t = ptx_ld_global_cg_v4_f32(src + (size_t)v4 * 512);
-                    float *d = &acc[v4 / (BN / 8)][4 * (v4 % (BN / 8))];
-                    d[0] += t.x;
-                    d[1] += t.y;
-                    d[2] += t.z;
-                    d[3] += t.w;
-                }
-            }
-        }
-
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
          * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
          * linear (alpha*scale, bias) + residual, activation, store. Fragment layout
          * (src/ptx/wgmma.cuh): acc[i][4J + 2h + e] is row 64i + 16*warp + lane/4 + 8h,
          * column 8J + 2*(lane%4) + e of this consumer's 64*WM x BN block. */
         const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8, inside a 64-row block */
-        const int split = partial ? igemm_fastdiv_div(wk.pos - (int)gridDim.x, a.fd_tiles) : 0;
 #pragma unroll
         for (int ch = 0; ch < NCH; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
