@@ -126,3 +126,14 @@ def scalar(v, what):
 def out_size(size, pad_a, pad_b, dil, k, stride):
     """Output extent of one spatial dimension (may be <= 0 for invalid problems)."""
     return (size + pad_a + pad_b - dil * (k - 1) - 1) // stride + 1
+
+
+def conv_options(stride, padding, dilation, act, alpha, beta, r, s):
+    """Checks and normalises the options both front ends share -> (stride, dilation, pads,
+    act_name, act_param, alpha, beta): stride/dilation (h, w) pairs, pads (top, bottom, left,
+    right) for an r x s filter, the activation's name and parameter, alpha and beta floats."""
+    stride = pair(stride, "stride")
+    dilation = pair(dilation, "dilation")
+    pads = padding4(padding, r, s, stride, dilation)
+    act_name, act_param = activation(act)
+    return stride, dilation, pads, act_name, act_param, scalar(alpha, "alpha"), scalar(beta, "beta")

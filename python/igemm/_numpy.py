@@ -122,12 +122,8 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=
     if cg * groups != c:
         raise ValueError("w.shape = %s with groups = %d needs x's C = %d, but x.shape = %s "
                          "(NHWC) has C = %d" % (w.shape, groups, cg * groups, x.shape, c))
-    stride = _args.pair(stride, "stride")
-    dilation = _args.pair(dilation, "dilation")
-    pads = _args.padding4(padding, r, s, stride, dilation)
-    act_name, act_param = _args.activation(activation)
-    alpha = _args.scalar(alpha, "alpha")
-    beta = _args.scalar(beta, "beta")
+    stride, dilation, pads, act_name, act_param, alpha, beta = _args.conv_options(
+        stride, padding, dilation, activation, alpha, beta, r, s)
 
     kx = _input_kind(x, "x", in_dtype)
     kw = _input_kind(w, "w", in_dtype)

@@ -265,12 +265,8 @@ def prepare(x, w, bias, stride, padding, dilation, groups, scale, residual, alph
         raise ValueError("w.shape = %s with groups = %d needs x's C = %d, but x.shape = %s "
                          "(NCHW) has C = %d" % (tuple(w.shape), groups, cg * groups,
                                                 tuple(x.shape), c))
-    stride = _args.pair(stride, "stride")
-    dilation = _args.pair(dilation, "dilation")
-    pads = _args.padding4(padding, r, s, stride, dilation)
-    act_name, act_param = _args.activation(activation)
-    alpha = _args.scalar(alpha, "alpha")
-    beta = _args.scalar(beta, "beta")
+    stride, dilation, pads, act_name, act_param, alpha, beta = _args.conv_options(
+        stride, padding, dilation, activation, alpha, beta, r, s)
     od = _parse_out_dtype(out_dtype)
     bias = _check_vec(bias, "bias", x, k)
     scale = _check_vec(scale, "scale", x, k)
