@@ -72,6 +72,7 @@ typedef struct igemm_kernel_config {
     int variant;           /* family-specific kernel variant id */
     int grid;              /* CTAs launched (persistent kernels) */
     size_t smem_bytes;     /* dynamic shared memory per CTA */
+    int smem_limit;        /* sm90: the device's opt-in dynamic-smem maximum, set on the kernel */
     size_t workspace_bytes;/* device workspace the plan must allocate */
     char desc[256];        /* human-readable: "tile 128x128x64, 4 stages, ..." */
 } igemm_kernel_config_t;

@@ -366,6 +366,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->grid = (int)(units < sms ? units : sms);
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_es);
+    cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
@@ -535,13 +536,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         /* The limit is a process-wide attribute of the kernel, and plans of one kernel instance
          * may need different amounts (stages and epilogue ring vary): raise it to the device's
          * opt-in maximum, never lower it to this plan's need. */
-        int dev = 0, optin = 0;
-        e = cudaGetDevice(&dev);
-        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return sm90_cuda_fail("querying the opt-in shared memory limit", e);
-        }
+        int optin = cfg->smem_limit; /* the device's opt-in maximum, known since plan time */
         if ((size_t)optin < cfg->smem_bytes) optin = (int)cfg->smem_bytes;
         e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
         if (e != cudaSuccess) {
