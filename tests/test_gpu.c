@@ -451,9 +451,12 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 6], 1);
             setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 6], 1);
         }
+        /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
+        if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 6) % 2 ? "2" : "1", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
+        unsetenv("IGEMM_SM90_CLUSTER");
         if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;
@@ -613,6 +616,105 @@ TEST(gpu_determinism)
         free(first);
         problem_free(&pb);
     }
+}
+
+/* ------------------------------------------------------------------ sm90 clusters */
+
+/* The same problems with 2x1 clusters (filter multicast) and without: both match the
+ * reference, and bit for bit each other (a cluster changes who loads the filter, not the
+ * arithmetic). The shapes give odd M-tile counts (the cluster's phantom tile), M and N tails,
+ * every tile shape, split-K, f32 output and every epilogue kind. */
+TEST(gpu_sm90_cluster_on_off)
+{
+    SKIP_WITHOUT_GPU();
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (major != 9 || minor != 0) {
+        test_skip("needs an sm_90 device (the sm90 path)");
+        return;
+    }
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *wm, *bn, *split;
+    } cases[] = {
+        {shape(1, 19, 20, 64, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL},   /* M 380: 3 M-tiles */
+        {shape(1, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "1", "64", NULL},  /* N tail, 4 N-tiles */
+        {shape(2, 23, 29, 128, 200, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", NULL},  /* 256-row tiles, M 1334 */
+        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", NULL},   /* 1x1 tiled A, M 338 */
+        {shape(3, 14, 14, 256, 128, 3, 3, 2, 1, 1, 1, BF, F32), "1", "128", NULL}, /* stride 2, f32 y */
+        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3"},   /* split-K 3 */
+        {shape(1, 30, 30, 72, 120, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", NULL},  /* k % 8 == 0, c tail */
+        {shape(2, 9, 9, 64, 70, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL},      /* k % 8 != 0: direct stores */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6206)};
+    int both_ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            igemm_epilogue_t e = igemm_epilogue_default();
+            if (ek >= 1) {
+                e.has_bias = 1;
+                e.activation = IGEMM_ACT_RELU;
+            }
+            if (ek == 2) {
+                e.has_scale = e.has_residual = 1;
+                e.beta = 0.75f;
+                e.activation = IGEMM_ACT_GELU_TANH;
+            }
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            const size_t bytes = (size_t)pb.ye * pb.ysz;
+            void *first = malloc(bytes);
+            REQUIRE(first != NULL);
+            int ran = 0;
+            for (int cl = 1; cl <= 2; cl++) {
+                setenv("IGEMM_SM90_FORCE_WM", cases[ci].wm, 1);
+                setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
+                if (cases[ci].split) setenv("IGEMM_SM90_FORCE_SPLIT", cases[ci].split, 1);
+                setenv("IGEMM_SM90_CLUSTER", cl == 2 ? "2" : "1", 1);
+                igemm_plan_options_t o = igemm_plan_options_default();
+                o.path = IGEMM_PATH_SM90;
+                igemm_plan_t *plan = NULL;
+                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+                unsetenv("IGEMM_SM90_FORCE_WM");
+                unsetenv("IGEMM_SM90_FORCE_BN");
+                unsetenv("IGEMM_SM90_FORCE_SPLIT");
+                unsetenv("IGEMM_SM90_CLUSTER");
+                if (s != IGEMM_STATUS_SUCCESS) {
+                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, cluster %d): %s", pb.str, cl,
+                              igemm_last_error());
+                    break;
+                }
+                const char *desc = igemm_plan_describe(plan);
+                CHECK_MSG(strstr(desc, cl == 2 ? "cluster 2x1" : "no cluster") != NULL,
+                          "%s: cluster %d forced but the plan says: %s", pb.str, cl, desc);
+                if (cases[ci].split)
+                    CHECK_MSG(strstr(desc, "x 3 split") != NULL, "%s: split 3 forced but: %s", pb.str, desc);
+                char tag[48];
+                snprintf(tag, sizeof tag, "sm90 cluster %d", cl);
+                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
+                    problem_check(&pb, tag, NULL);
+                    if (cl == 1) memcpy(first, pb.hout, bytes);
+                    else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
+                                   "%s: cluster 2x1 output differs from no cluster", pb.str);
+                    ran++;
+                } else {
+                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+                }
+                igemm_plan_destroy(plan);
+            }
+            both_ran += ran == 2;
+            free(first);
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
 /* Two live plans that run the same sm90 kernel instance with different shared-memory needs

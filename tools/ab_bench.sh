@@ -6,6 +6,9 @@
 #   usage: OUT=dir tools/ab_bench.sh OLD_DIR [NEW_DIR]
 #   OLD_DIR/NEW_DIR hold an `igemm` CLI and its libigemm.so.0 (NEW_DIR defaults to build/);
 #   carry OLD_DIR to the device (e.g. out/old: git ignores out/).
+#   AB_OLD_ENV / AB_NEW_ENV: VAR=value words set for the old / new runs (one build, two planner
+#   settings: AB_OLD_ENV=IGEMM_SM90_CLUSTER=1 AB_NEW_ENV=IGEMM_SM90_CLUSTER=2 tools/ab_bench.sh build);
+#   AB_FUSED=1 times the fused conv+bias+residual+ReLU instead of the plain conv.
 set -uo pipefail
 OLD=${1:?usage: OUT=dir tools/ab_bench.sh OLD_DIR [NEW_DIR]}
 NEW=${2:-build}
@@ -17,7 +20,8 @@ S=${IGEMM_SHAPES:-bench/shapes.csv}
 for rep in 1 2; do
   for v in old new; do
     if [ $v = old ]; then B=$OLD/igemm; else B=$NEW/igemm; fi
-    timeout 150 "$B" bench --shapes "$S" --iters 40 --warmup 5 2>/dev/null | grep " sm90 " | awk -v v=$v '{print v, $1, $3}' >> "$OUT/ab.log"
+    if [ $v = old ]; then E=${AB_OLD_ENV:-}; else E=${AB_NEW_ENV:-}; fi
+    timeout 150 env $E "$B" bench ${AB_FUSED:+--fused} --shapes "$S" --iters 40 --warmup 5 2>/dev/null | grep " sm90 " | awk -v v=$v '{print v, $1, $3}' >> "$OUT/ab.log"
   done
 done
 python3 - "$OUT/ab.log" <<'PY'

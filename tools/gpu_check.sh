@@ -8,7 +8,8 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: diag sweep ncudur fusediag splitsweep (Nsight Compute and tile/split sweeps)
+# optional stages: diag sweep ncudur fusediag splitsweep cluster (Nsight Compute, tile/split sweeps,
+# clusters on against off)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -122,6 +123,42 @@ stage_fusediag() {
   ncu -i /tmp/fd.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration" >> "$OUT/diag.log"
   ncu -i /tmp/fd.ncu-rep --page source --csv --print-source sass > /tmp/fd.csv 2>&1
   python3 tools/ncu_top.py /tmp/fd.csv 30 >> "$OUT/diag.log"
+}
+stage_cluster() {
+  stamp cluster
+  # 2x1 clusters (filter multicast) under the sanitizers, forced on; then on against off, plain and fused
+  for s in "odd_m,1,19,20,64,200,3,3,1,1,1,1,1,1" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
+    for tool in memcheck racecheck synccheck; do
+      IGEMM_SM90_CLUSTER=2 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
+      note "sanitize cluster $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
+    done
+  done
+  IGEMM_SM90_CLUSTER=2 timeout 120 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,full > /tmp/cl_check.log 2>&1
+  note "check, clusters forced (rc=$?): $(grep -c ' PASS' /tmp/cl_check.log) PASS, $(grep -c ' FAIL' /tmp/cl_check.log) FAIL"
+  { echo "=== ncu cluster launch r50_l3_3x3_256"; IGEMM_SM90_CLUSTER=2 timeout 120 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 2 --launch-count 1 --section LaunchStats --section Occupancy \
+      ./build/igemm run --shape "r50_l3_3x3_256,32,14,14,256,256,3,3,1,1,1,1,1,1" --iters 2 --warmup 1 2>&1 | grep -iE "cluster|Grid Size|Waves|Duration"; } >> "$CHK"
+  for f in "" 1; do
+    AB_FUSED=$f AB_OLD_ENV=IGEMM_SM90_CLUSTER=1 AB_NEW_ENV=IGEMM_SM90_CLUSTER=2 OUT=/tmp/ab bash tools/ab_bench.sh build build > /tmp/ab_res.txt 2>&1
+    { echo "=== cluster 2 (new) vs 1 (old)${f:+, fused}"; cat /tmp/ab_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
+  done
+}
+stage_cldiag() {
+  stamp cldiag
+  # where a 2x1-cluster kernel waits, against the same problem without clusters (ncu stall samples)
+  for cl in 1 2; do
+    s=${CLDIAG_SHAPE:-"r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1"}
+    { echo "=== cldiag cluster $cl ${s%%,*}"; IGEMM_SM90_CLUSTER=$cl timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --import-source yes -o /tmp/cl$cl -f \
+        ./build/igemm run --shape "$s" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
+      ncu -i /tmp/cl$cl.ncu-rep --page details 2>&1 | grep -E "Duration|Throughput|Warp Cycles Per Issued|Issued Warp"
+      ncu -i /tmp/cl$cl.ncu-rep --page source --csv --print-source sass > /tmp/cl$cl.csv 2>&1
+      python3 tools/ncu_top.py /tmp/cl$cl.csv 24; } >> "$OUT/diag.log" 2>&1
+  done
+  grep -E "=== cldiag|Duration" "$OUT/diag.log" | tee -a "$SUMMARY"
+  grep -E "^(r50_l1_1x1_64_64|r50_l3_3x3_256|r50_l4_3x3_512|vgg_3x3_64|vgg_3x3_128)," "$IGEMM_SHAPES" > /tmp/cd.csv
+  for cl in 1 2 1 2; do
+    IGEMM_SM90_CLUSTER=$cl timeout 60 ./build/igemm bench --shapes /tmp/cd.csv --iters 40 2>/dev/null | grep " sm90 " | awk -v c=$cl '{print "cluster=" c, $1, $3}' >> "$OUT/diag.log"
+  done
+  grep "^cluster=" "$OUT/diag.log" | sort -k2,2 -s | awk '{printf "%-24s %-12s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
 }
 stage_splitsweep() {
   stamp splitsweep

@@ -22,6 +22,21 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_tile(uint32_t
                  : "memory");
 }
 
+/* cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster:
+ * loads the tensor map's box at {c0, c1, c2, c3} into shared address dst of every CTA of the
+ * cluster whose rank bit is set in cta_mask, and signals the byte count on the mbarrier at
+ * shared address bar of each of those CTAs (dst and bar: the same offsets in every CTA). */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_tile_multicast(uint32_t dst, const void *tmap,
+                                                                                  uint32_t bar, int32_t c0, int32_t c1,
+                                                                                  int32_t c2, int32_t c3,
+                                                                                  uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2], %7;\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(cta_mask)
+                 : "memory");
+}
+
 /* cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes: im2col
  * load from an NHWC tensor map. Coordinates {c, w, h, n}: c and n are start offsets; (w, h) is
  * the filter-base position of the first pixel (inside the map's bounding box); the 16-bit

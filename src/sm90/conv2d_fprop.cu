@@ -29,6 +29,20 @@
  *   Tiles (WM x BN): 128x64, 128x128, 128x256, 256x64, 256x128; the planner's cost model was
  *   fitted to a sweep of all five over bench/shapes.csv.
  *
+ * CLUSTERS (optional, 2x1 along M; IGEMM_SM90_CLUSTER=2 or the planner's pick)
+ *   A cluster of two CTAs walks the units of a cluster grid: unit -> (M-tile pair, N-tile,
+ *   split); CTA rank r takes M-tile 2*pair + r (a phantom tile past the end for an odd
+ *   M-tile count: it loads zeros, runs the mainloop with its partner and stores nothing).
+ *   Each CTA TMA-loads filter rows [r*BN/2, (r+1)*BN/2) of every k-block and multicasts them
+ *   (.multicast::cluster, mask 0b11) into the same stage offset of both CTAs, signalling
+ *   both CTAs' full barriers; its own A tile it loads alone. A stage's empty barrier then
+ *   counts the 8 consumer warps of both CTAs (16 arrivals: local mbarrier.arrive plus a
+ *   remote one through mapa). A cluster barrier follows the barrier set-up and precedes
+ *   exit (the partner may still arrive on this CTA's barriers). Every instance takes both
+ *   launches: a launch without clusters is a cluster of one (rank 0, cluster id = CTA id).
+ *   Measured (docs/perf.md S4-1): no layer of the suite is faster with clusters, so the
+ *   planner does not pick them.
+ *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major)
@@ -37,7 +51,7 @@
  *            holds a chunk's residual (TMA-loaded), then its output (written over it by the
  *            same warp), then is stored by TMA and refilled once the store has read it
  *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer
- *            warp), residual full/empty [2][6] (count 1 each)
+ *            warp; 16 with a 2x1 cluster), residual full/empty [2][6] (count 1 each)
  *   S = 2..8, the most that fit the 227 KB opt-in budget after the epilogue ring.
  *
  * TMA IM2COL COORDINATES (PTX ISA 5.5.4 "im2col mode"; cuTensorMapEncodeIm2col)
@@ -86,9 +100,10 @@
  *   workspace[split][M][k] (balanced k-block ranges) and igemm_sm90_splitk_reduce_kernel sums
  *   them in fixed order (deterministic) and applies the epilogue.
  *
- * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores), mbarrier
- *   expect_tx/try_wait.parity, wgmma.mma_async/fence/commit_group/wait_group, stmatrix,
- *   ldmatrix, setmaxnreg, prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync.
+ * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores, .multicast::cluster
+ *   filter loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
+ *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix, setmaxnreg,
+ *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync.
  *
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (api.c checks
  *   and falls back to the general path otherwise), on the device the plan was made for.
@@ -99,7 +114,7 @@
 
 /* Split-K reduction: y[m, n] = epilogue(sum over splits, in order, of workspace[split][m][n]).
  * One thread per 4 consecutive columns of a row; grid-stride. */
-__global__ void __launch_bounds__(256) igemm_sm90_splitk_reduce_kernel(const __grid_constant__ igemm_sm90_args_t a)
+__global__ void __launch_bounds__(256, 4) igemm_sm90_splitk_reduce_kernel(const __grid_constant__ igemm_sm90_args_t a)
 {
     const int64_t nq = (a.gemm_n + 3) / 4;
     const int64_t total = a.gemm_m * nq;
@@ -277,6 +292,14 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
     return 1;
 }
 
+/* Cluster size along M for the chosen tile: 2 (the filter tile TMA-multicast to two CTAs
+ * working on neighbouring M-tiles, halving the CTAs' filter traffic from L2) or 1. */
+static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int bn, int split, int sms)
+{
+    (void)p, (void)bn, (void)split, (void)sms;
+    return tiles_m >= 2 ? 1 : 1;
+}
+
 /* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN), the
  * split and the stages:
  *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
@@ -292,7 +315,10 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
  * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
- * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it). */
+ * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_CLUSTER=1|2
+ * the cluster (2 where the tile has at least 2 M-tiles).
+ * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) when sm90_cluster_pick
+ * says so; the grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
@@ -354,24 +380,32 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                                dev->smem_optin_per_block);
     const int bm = 128 * best_wm;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
-    const int64_t units = tiles * best_split;
+    const int64_t tiles_m = (M + bm - 1) / bm;
+    int cm = sm90_cluster_pick(p, tiles_m, best_bn, best_split, sms);
+    const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
+    if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
+    if (tiles_m < 2) cm = 1;
+    /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
+    const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
+    const int64_t max_clusters = sms / cm;
     cfg->bm = bm;
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
     cfg->stages = best_stages;
     cfg->threads = SM90_THREADS;
     cfg->consumers = 2;
-    cfg->cluster_m = 1;
+    cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
-    cfg->grid = (int)(units < sms ? units : sms);
+    cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_es);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
-             "each), %d-box epilogue ring, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_wm, best_es, cfg->grid, (long long)tiles, best_split,
+             "each), %d-box epilogue ring, %s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_wm, best_es,
+             cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
@@ -441,17 +475,19 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->x_key = p->x;
         st->have_x = 1;
     }
-    if (!st->have_w || st->w_key != p->filter || st->w_bn != bn) {
+    const int cm = cfg->cluster_m > 1 ? cfg->cluster_m : 1;
+    const int w_rows = bn / cm; /* each CTA of a cluster loads (and multicasts) 1/cm of the filter tile */
+    if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
         const uint64_t strides[3] = {(uint64_t)p->c * 2, (uint64_t)(p->s * p->c * 2),
                                      (uint64_t)(p->r * p->s * p->c * 2)};
-        const uint32_t box[4] = {SM90_BK, 1, 1, (uint32_t)bn};
+        const uint32_t box[4] = {SM90_BK, 1, 1, (uint32_t)w_rows};
         st->have_w = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_w, p->in_dtype, p->filter, 4, dims, strides, box,
                                      CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->w_key = p->filter;
-        st->w_bn = bn;
+        st->w_bn = w_rows;
         st->have_w = 1;
     }
 
@@ -496,14 +532,15 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.bm = cfg->bm;
     a.res_ring = tma_store && p->has_residual && general;
     a.epi_slots = cfg->variant; /* sm90_epi_slots() of this plan, as its smem_bytes counted */
-    a.tiles_m = (int32_t)((p->gemm_m + cfg->bm - 1) / cfg->bm);
+    a.cluster_m = cm;
+    a.tiles_m = (int32_t)(((p->gemm_m + cfg->bm - 1) / cfg->bm + cm - 1) / cm); /* cluster rows */
     a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
     a.num_tiles = a.tiles_m * a.tiles_n;
     a.splits = cfg->split_k > 1 ? cfg->split_k : 1;
     a.num_units = a.num_tiles * a.splits;
     a.k_q = a.k_iters / a.splits;
     a.k_r = a.k_iters % a.splits;
-    a.group_m = a.tiles_m < SM90_GROUP_M ? a.tiles_m : SM90_GROUP_M;
+    a.group_m = a.tiles_m < SM90_GROUP_M / cm ? a.tiles_m : SM90_GROUP_M / cm; /* GROUP_M M-tiles */
     a.full_groups = a.tiles_m / a.group_m;
     a.fd_tiles = igemm_fastdiv_make(a.num_tiles);
     a.fd_group = igemm_fastdiv_make(a.group_m * a.tiles_n);
@@ -546,8 +583,29 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->smem_attr_done = 1;
     }
     const int grid = cfg->grid > 0 ? cfg->grid : 1;
-    kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y, st->tmap_r, a);
-    e = cudaGetLastError();
+    if (cm > 1) {
+        cudaLaunchConfig_t lc;
+        cudaLaunchAttribute attr[1];
+        memset(&lc, 0, sizeof lc);
+        memset(attr, 0, sizeof attr);
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)cm;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        lc.gridDim = dim3((unsigned)grid, 1, 1);
+        lc.blockDim = dim3(SM90_THREADS, 1, 1);
+        lc.dynamicSmemBytes = cfg->smem_bytes;
+        lc.stream = (cudaStream_t)stream;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, st->tmap_y, st->tmap_r, a);
+        if (e == cudaSuccess) e = cudaGetLastError();
+        else (void)cudaGetLastError();
+    } else {
+        kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y,
+                                                                            st->tmap_r, a);
+        e = cudaGetLastError();
+    }
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
     if (a.splits > 1) {
         const int64_t work = a.gemm_m * ((a.gemm_n + 3) / 4);

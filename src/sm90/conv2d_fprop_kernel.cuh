@@ -18,6 +18,7 @@
 #include "../common/epilogue.cuh"
 #include "../common/fastdiv.h"
 #include "../internal.h"
+#include "../ptx/cluster.cuh"
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
@@ -53,7 +54,11 @@ typedef struct igemm_sm90_args {
     int32_t filter_s; /* S */
     int32_t c_blocks; /* ceil(c / 64) */
     int32_t k_iters;  /* R*S*c_blocks: k-blocks of the whole reduction */
-    int32_t tiles_m, tiles_n, num_tiles, splits, num_units, group_m, stages;
+    int32_t cluster_m; /* CTAs per cluster along M (1 or 2): a cluster runs the M-tiles
+                          cluster_m*tm + rank of one N-tile, each CTA TMA-loads 1/cluster_m of
+                          the filter tile and multicasts it to the cluster */
+    int32_t tiles_m;   /* M-tile rows of clusters: ceil(ceil(M / bm) / cluster_m) */
+    int32_t tiles_n, num_tiles, splits, num_units, group_m, stages; /* units: of a cluster */
     int32_t k_q, k_r;    /* k_iters / splits, k_iters % splits */
     int32_t full_groups; /* tiles_m / group_m: groups of group_m M-tiles; the last may be smaller */
     igemm_fastdiv_t fd_tiles, fd_group, fd_gm, fd_gm_tail, fd_pq, fd_q; /* / num_tiles, group_m*tiles_n,
@@ -245,12 +250,14 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
     return r;
 }
 
-/* Work unit -> tile origin (m0, n0) and k-block range [kb0, kb1). Units are split-major;
+/* Work unit of a cluster -> this CTA's (cluster rank `rank`) tile origin (m0, n0) and k-block
+ * range [kb0, kb1); m0 may lie past the last row (m0 >= M: an odd M-tile count's phantom tile,
+ * loaded as zeros and not stored, so the cluster partner still gets its filter half). Units are split-major;
  * inside a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest),
  * so consecutive units share filter tiles and A rows in L2. Divisions by run-time constants
  * use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
-static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn, int &m0,
-                                                        int &n0, int &kb0, int &kb1)
+static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int rank, int bn,
+                                                        int &m0, int &n0, int &kb0, int &kb1)
 {
     int t = unit, split = 0;
     if (a.splits > 1) {
@@ -263,7 +270,7 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     const int gm = full ? a.fd_gm.d : a.fd_gm_tail.d;
     const int tn = full ? igemm_fastdiv_div(local, a.fd_gm) : igemm_fastdiv_div(local, a.fd_gm_tail);
     const int tm = g * a.group_m + (local - tn * gm);
-    m0 = tm * a.bm;
+    m0 = (tm * a.cluster_m + rank) * a.bm;
     n0 = tn * bn;
     if (a.splits > 1) { /* split s: k_q + (s < k_r) k-blocks */
         kb0 = split * a.k_q + min(split, a.k_r);
@@ -272,6 +279,15 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
         kb0 = 0;
         kb1 = a.k_iters;
     }
+}
+
+/* Consumer warp's release of stage `stage`: an arrival on the stage's empty barrier of every
+ * CTA of the cluster (each CTA's producer multicasts into this CTA's stage): this CTA's at
+ * empty_bar, the partner's at peer_empty (its shared::cluster address; 0 without a cluster). */
+static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage)
+{
+    ptx_mbarrier_arrive(empty_bar + 8u * (uint32_t)stage);
+    if (peer_empty) ptx_mbarrier_arrive_shared_cluster(peer_empty + 8u * (uint32_t)stage);
 }
 
 /* The persistent warp-specialised kernel.
@@ -311,13 +327,21 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
     const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
 
+    /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
+     * cluster id = block id): the cluster walks units c, c + clusters, ... */
+    const int CM = a.cluster_m;
+    const int rank = (int)ptx_cluster_ctarank();
+    const int unit0 = (int)ptx_clusterid_x(), unit_step = (int)ptx_nclusterid_x();
+
     if (threadIdx.x == 0) {
         /* descriptor fetches first: they overlap the barrier set-up */
         ptx_prefetch_tensormap(&tmap_x);
         ptx_prefetch_tensormap(&tmap_w);
         for (int i = 0; i < S; i++) {
             ptx_mbarrier_init(full_bar + 8u * i, 1);
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS);
+            /* a stage is free once every consumer warp of the cluster has released it: the
+             * filter half this CTA multicasts lands in every CTA's stage */
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS * (uint32_t)CM);
         }
         for (int c = 0; c < 2; c++)
             for (int i = 0; i < ES; i++) {
@@ -326,7 +350,12 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             }
         ptx_fence_mbarrier_init_release_cluster();
     }
-    __syncthreads();
+    if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
+        ptx_barrier_cluster_arrive_relaxed();
+        ptx_barrier_cluster_wait_acquire();
+    } else {
+        __syncthreads();
+    }
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
@@ -335,9 +364,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             /* ------------------------------------------------------- A/B producer */
             int stage = 0;
             uint32_t phase = 0;
-            for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+            for (int unit = unit0; unit < a.num_units; unit += unit_step) {
                 int m0, n0, kb0, kb1;
-                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
+                sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
                 /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
                 const int nb = igemm_fastdiv_div(m0, a.fd_pq);
                 const int rem = m0 - nb * a.pq;
@@ -355,7 +384,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 }
                 for (int kb = kb0; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
-                    ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free */
+                    ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
                     if (a.a_tiled)
                         ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
@@ -364,8 +393,13 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                         ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                            cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
                                                            (uint16_t)(r * a.dil_h));
-                    ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
-                                                     cb * SM90_BK, s, r, n0);
+                    if (CM > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
+                        ptx_cp_async_bulk_tensor_4d_tile_multicast(
+                            b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2), &tmap_w,
+                            fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
+                    else
+                        ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
+                                                         cb * SM90_BK, s, r, n0);
                     if (++cb == a.c_blocks) {
                         cb = 0;
                         if (++s == a.filter_s) {
@@ -386,9 +420,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             ptx_prefetch_tensormap(&tmap_r);
             int slot = 0;
             uint32_t phase = 0;
-            for (int unit = blockIdx.x; unit < a.num_units; unit += gridDim.x) {
+            for (int unit = unit0; unit < a.num_units; unit += unit_step) {
                 int m0, n0, kb0, kb1;
-                sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
+                sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
+                if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
                 for (int ch = 0; ch < NCH; ch++) {
                     if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
                     for (int i = 0; i < WM; i++) {
@@ -408,6 +443,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 }
             }
         }
+        if (CM > 1) { /* stay until the partner no longer arrives on this CTA's barriers */
+            ptx_barrier_cluster_arrive_relaxed();
+            ptx_barrier_cluster_wait_acquire();
+        }
         return;
     }
 
@@ -419,6 +458,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
     const bool res_ring = TMA_EPI && GENERAL && a.res_ring;
+    /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
+    const uint32_t peer_empty = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
     const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * SM90_EPI_BUF_BYTES;
     const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
@@ -440,9 +481,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    for (int unit = blockIdx.x; unit < a.num_units; unit += (int)gridDim.x) {
+    for (int unit = unit0; unit < a.num_units; unit += unit_step) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit(a, unit, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int row0 = 64 * WM * cw; /* this consumer's first row inside the tile */
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
@@ -475,7 +516,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             for (int i = 0; i < WM; i++)
 #pragma unroll
                 for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
-            if (it > 0 && lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
+            if (it > 0 && lane == 0) sm90_release_stage(empty_bar, peer_empty, prev);
             prev = stage;
             if (++stage == S) {
                 stage = 0;
@@ -487,7 +528,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         for (int i = 0; i < WM; i++)
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
-        if (lane == 0) ptx_mbarrier_arrive(empty_bar + 8u * prev);
+        if (lane == 0) sm90_release_stage(empty_bar, peer_empty, prev);
+        if (m0 >= a.gemm_m) continue; /* phantom tile (cluster partner of the last M-tile) */
 
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
          * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
@@ -645,6 +687,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     /* the staging boxes must stay valid until the last stores have read them; their global
      * writes complete with the grid */
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
+    if (CM > 1) { /* the partner's consumers may still arrive on this CTA's empty barriers */
+        ptx_barrier_cluster_arrive_relaxed();
+        ptx_barrier_cluster_wait_acquire();
+    }
 }
 
 typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
