@@ -293,11 +293,13 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
 }
 
 /* Cluster size along M for the chosen tile: 2 (the filter tile TMA-multicast to two CTAs
- * working on neighbouring M-tiles, halving the CTAs' filter traffic from L2) or 1. */
-static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int bn, int split, int sms)
+ * working on neighbouring M-tiles, halving the CTAs' filter traffic from L2) or 1. Always 1
+ * for now: on the H200 every layer of bench/shapes.csv ran 0-14% slower with 2x1 clusters,
+ * with or without the multicast (docs/perf.md S4-1), so they do not pay yet. */
+static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int bn, int split)
 {
-    (void)p, (void)bn, (void)split, (void)sms;
-    return tiles_m >= 2 ? 1 : 1;
+    (void)p, (void)tiles_m, (void)bn, (void)split;
+    return 1;
 }
 
 /* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN), the
@@ -381,7 +383,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int bm = 128 * best_wm;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
-    int cm = sm90_cluster_pick(p, tiles_m, best_bn, best_split, sms);
+    int cm = sm90_cluster_pick(p, tiles_m, best_bn, best_split);
     const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
     if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
     if (tiles_m < 2) cm = 1;
