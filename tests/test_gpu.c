@@ -453,10 +453,13 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
         if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 6) % 2 ? "2" : "1", 1);
+        /* and a quarter of them with the smallest residual ring (boxes reloaded in the epilogue) */
+        if (path == IGEMM_PATH_SM90 && i % 4 == 2) setenv("IGEMM_SM90_RES_SLOTS", "2", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
+        unsetenv("IGEMM_SM90_RES_SLOTS");
         if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;

@@ -67,15 +67,17 @@ stage_check() {
 }
 stage_sanitize() {
   stamp sanitize
-  # the fourth case forces the 256 x 128 tile (WM = 2): its 5-box residual ring under racecheck
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
+  # the fourth case forces the 256 x 128 tile (WM = 2): its 5-box residual ring under racecheck;
+  # the fifth the same tile with a 2-slot ring (residual boxes reloaded inside the epilogue)
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      case "$s" in wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS
+      case "$s" in wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS
 }
 stage_ncuconv1() {
   stamp ncuconv1
@@ -159,6 +161,21 @@ stage_cldiag() {
     IGEMM_SM90_CLUSTER=$cl timeout 60 ./build/igemm bench --shapes /tmp/cd.csv --iters 40 2>/dev/null | grep " sm90 " | awk -v c=$cl '{print "cluster=" c, $1, $3}' >> "$OUT/diag.log"
   done
   grep "^cluster=" "$OUT/diag.log" | sort -k2,2 -s | awk '{printf "%-24s %-12s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
+}
+stage_epidiag() {
+  stamp epidiag
+  # the plain instance against the ReLU-only general instance (EPI 1, no residual) on a 128x64-tile
+  # layer: where the general instance's extra time goes (ncu stall samples per SASS line)
+  grep -E "^${EPIDIAG_LAYER:-vgg_3x3_64}," "$IGEMM_SHAPES" > /tmp/ed.csv
+  for parts in plain a; do
+    if [ $parts = plain ]; then F=""; else F="--fused"; fi
+    { echo "=== epidiag $parts"; IGEMM_BENCH_FUSED_PARTS=$parts timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats --import-source yes -o /tmp/ed_$parts -f \
+        ./build/igemm bench $F --shapes /tmp/ed.csv --iters 3 --warmup 1 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
+      ncu -i /tmp/ed_$parts.ncu-rep --page details 2>&1 | grep -E "igemm_sm90|Duration|Throughput|Warp Cycles Per Issued|Executed Instructions  |Issued Instructions  "
+      ncu -i /tmp/ed_$parts.ncu-rep --page source --csv --print-source sass > /tmp/ed_$parts.csv 2>&1
+      python3 tools/ncu_top.py /tmp/ed_$parts.csv 40; } >> "$OUT/diag.log" 2>&1
+  done
+  grep -E "=== epidiag|Duration|igemm_sm90" "$OUT/diag.log" | cut -c1-160 | tee -a "$SUMMARY"
 }
 stage_splitsweep() {
   stamp splitsweep

@@ -47,7 +47,8 @@
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major)
  *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled): ES = 2
- *            (store double buffer) or, with a residual, the tile's boxes + 1 or 2; a slot
+ *            (store double buffer) or, with a residual, the tile's boxes + 1 or 2 (or 2 where
+ *            that buys a 4th stage on a long mainloop: sm90_epi_slots); a slot
  *            holds a chunk's residual (TMA-loaded), then its output (written over it by the
  *            same warp), then is stored by TMA and refilled once the store has read it
  *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer
@@ -194,13 +195,21 @@ static int sm90_stages_for(int bm, int bn, int epi_slots, int smem_optin)
 
 /* Epilogue ring slots per consumer: 2 (store double buffer), or with a TMA-loaded residual the
  * tile's boxes + 2 (+ 1 where + 2 would leave fewer than 4 stages), so a whole tile's residual
- * loads during the tile's mainloop. */
-static int sm90_epi_slots(int wm, int bn, int residual_ring, int smem_optin)
+ * loads during the tile's mainloop. Where even that leaves fewer than 4 stages (the 48 KB
+ * stages of 256x128 and 128x256 tiles) and the mainloop is long (k_iters >= 16), 2 slots
+ * instead: the 4th stage is worth more than the residual latency the smaller ring exposes
+ * in the epilogue (two box loads per tile). Measured, fused (docs/perf.md S4-2): 2 slots cut
+ * 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K ones. */
+static int sm90_epi_slots(int wm, int bn, int residual_ring, int k_iters, int smem_optin)
 {
     if (!residual_ring) return 2;
     const int boxes = wm * (bn / SM90_EPI_COLS);
     /* one tile of slack more where that still leaves 4 stages */
-    return sm90_stages_for(128 * wm, bn, boxes + 2, smem_optin) >= 4 ? boxes + 2 : boxes + 1;
+    if (sm90_stages_for(128 * wm, bn, boxes + 2, smem_optin) >= 4) return boxes + 2;
+    if (sm90_stages_for(128 * wm, bn, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
+        sm90_stages_for(128 * wm, bn, 2, smem_optin) >= 4)
+        return 2;
+    return boxes + 1;
 }
 
 /* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
@@ -285,7 +294,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -318,7 +327,8 @@ static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int 
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
  * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
  * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_CLUSTER=1|2
- * the cluster (2 where the tile has at least 2 M-tiles).
+ * the cluster (2 where the tile has at least 2 M-tiles), IGEMM_SM90_RES_SLOTS=2..6 the residual
+ * ring's slots per consumer (fewer slots leave room for more stages).
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) when sm90_cluster_pick
  * says so; the grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -334,7 +344,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *fbn_s = getenv("IGEMM_SM90_FORCE_BN");
     const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
     const char *fsp_s = getenv("IGEMM_SM90_FORCE_SPLIT");
+    const char *fes_s = getenv("IGEMM_SM90_RES_SLOTS");
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
+    const int fes = fes_s ? atoi(fes_s) : 0;
     double best_t = 0.0;
     int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0;
     for (int ci = 0; ci < 5; ci++) {
@@ -355,8 +367,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
-            const int es =
-                sm90_epi_slots(wm, bn, sm90_tma_store_ok(p, split) && p->has_residual, dev->smem_optin_per_block);
+            const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual;
+            int es = sm90_epi_slots(wm, bn, res_ring, (k_iters + split - 1) / split, dev->smem_optin_per_block);
+            if (res_ring && fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
             const int stages = sm90_stages_for(bm, bn, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
