@@ -443,16 +443,19 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             return;
         }
         cover(&cv, &d, &e);
-        /* sm90: cycle the tile shapes (planner's choice, 256 x {64,128}, 128 x {64,128,256})
-         * through the planner's developer knobs, so every kernel instance meets M/N tails */
-        static const char *const force_wm[6] = {NULL, "2", "2", "1", "1", "1"};
-        static const char *const force_bn[6] = {NULL, "64", "128", "64", "128", "256"};
-        if (path == IGEMM_PATH_SM90 && force_wm[i % 6]) {
-            setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 6], 1);
-            setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 6], 1);
+        /* sm90: cycle the tile shapes (planner's choice, 256 x {64,128}, 128 x {64,128,256},
+         * 192 x 128 with 3 consumers) through the planner's developer knobs, so every kernel
+         * instance meets M/N tails */
+        static const char *const force_wm[7] = {NULL, "2", "2", "1", "1", "1", "1"};
+        static const char *const force_bn[7] = {NULL, "64", "128", "64", "128", "256", "128"};
+        static const char *const force_nc[7] = {NULL, "2", "2", "2", "2", "2", "3"};
+        if (path == IGEMM_PATH_SM90 && force_wm[i % 7]) {
+            setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 7], 1);
+            setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 7], 1);
+            setenv("IGEMM_SM90_FORCE_NC", force_nc[i % 7], 1);
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
-        if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 6) % 2 ? "2" : "1", 1);
+        if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 7) % 2 ? "2" : "1", 1);
         /* and a quarter of them with the smallest residual ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 4 == 2) setenv("IGEMM_SM90_RES_SLOTS", "2", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
@@ -460,6 +463,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
         unsetenv("IGEMM_SM90_RES_SLOTS");
+        unsetenv("IGEMM_SM90_FORCE_NC");
         if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;
@@ -641,16 +645,18 @@ TEST(gpu_sm90_cluster_on_off)
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
     struct {
         igemm_conv2d_desc_t d;
-        const char *wm, *bn, *split;
+        const char *wm, *bn, *split, *nc;
     } cases[] = {
-        {shape(1, 19, 20, 64, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL},   /* M 380: 3 M-tiles */
-        {shape(1, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "1", "64", NULL},  /* N tail, 4 N-tiles */
-        {shape(2, 23, 29, 128, 200, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", NULL},  /* 256-row tiles, M 1334 */
-        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", NULL},   /* 1x1 tiled A, M 338 */
-        {shape(3, 14, 14, 256, 128, 3, 3, 2, 1, 1, 1, BF, F32), "1", "128", NULL}, /* stride 2, f32 y */
-        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3"},   /* split-K 3 */
-        {shape(1, 30, 30, 72, 120, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", NULL},  /* k % 8 == 0, c tail */
-        {shape(2, 9, 9, 64, 70, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL},      /* k % 8 != 0: direct stores */
+        {shape(1, 19, 20, 64, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},   /* M 380: 3 M-tiles */
+        {shape(1, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "1", "64", NULL, "2"},  /* N tail, 4 N-tiles */
+        {shape(2, 23, 29, 128, 200, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", NULL, "2"},  /* 256-row tiles, M 1334 */
+        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", NULL, "2"},   /* 1x1 tiled A, M 338 */
+        {shape(3, 14, 14, 256, 128, 3, 3, 2, 1, 1, 1, BF, F32), "1", "128", NULL, "2"}, /* stride 2, f32 y */
+        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2"},   /* split-K 3 */
+        {shape(1, 30, 30, 72, 120, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", NULL, "2"},  /* k % 8 == 0, c tail */
+        {shape(2, 9, 9, 64, 70, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},      /* k % 8 != 0: direct stores */
+        {shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "3"},  /* 192x128: 4 M-tiles, N tail */
+        {shape(1, 28, 30, 128, 128, 1, 1, 1, 0, 1, 1, F16, F16), "1", "128", NULL, "3"}, /* 192x128, tiled A, 5 M-tiles */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     trng_t g = {test_seed(0x6206)};
@@ -681,6 +687,7 @@ TEST(gpu_sm90_cluster_on_off)
                 setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
                 if (cases[ci].split) setenv("IGEMM_SM90_FORCE_SPLIT", cases[ci].split, 1);
                 setenv("IGEMM_SM90_CLUSTER", cl == 2 ? "2" : "1", 1);
+                setenv("IGEMM_SM90_FORCE_NC", cases[ci].nc, 1);
                 igemm_plan_options_t o = igemm_plan_options_default();
                 o.path = IGEMM_PATH_SM90;
                 igemm_plan_t *plan = NULL;
@@ -689,6 +696,7 @@ TEST(gpu_sm90_cluster_on_off)
                 unsetenv("IGEMM_SM90_FORCE_BN");
                 unsetenv("IGEMM_SM90_FORCE_SPLIT");
                 unsetenv("IGEMM_SM90_CLUSTER");
+                unsetenv("IGEMM_SM90_FORCE_NC");
                 if (s != IGEMM_STATUS_SUCCESS) {
                     test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, cluster %d): %s", pb.str, cl,
                               igemm_last_error());
@@ -699,6 +707,8 @@ TEST(gpu_sm90_cluster_on_off)
                           "%s: cluster %d forced but the plan says: %s", pb.str, cl, desc);
                 if (cases[ci].split)
                     CHECK_MSG(strstr(desc, "x 3 split") != NULL, "%s: split 3 forced but: %s", pb.str, desc);
+                CHECK_MSG(strstr(desc, cases[ci].nc[0] == '3' ? "tile 192x128" : "2 consumer") != NULL,
+                          "%s: %s consumers forced but: %s", pb.str, cases[ci].nc, desc);
                 char tag[48];
                 snprintf(tag, sizeof tag, "sm90 cluster %d", cl);
                 if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {

@@ -50,6 +50,31 @@ static __device__ __forceinline__ void ptx_mbarrier_arrive_shared_cluster(uint32
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
+/* @p mbarrier.arrive.shared::cta.b64: one arrival by the threads whose pred is true. The
+ * predicate lives inside the asm, so a call from divergent code (e.g. lane 0 of a warp) stays
+ * a predicated instruction instead of a branch with a reconvergence barrier in the loop. */
+static __device__ __forceinline__ void ptx_mbarrier_arrive_pred(uint32_t bar, bool pred)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.u32 p, %1, 0;\n"
+                 "@p mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+                 "}\n" ::"r"(bar), "r"((uint32_t)pred)
+                 : "memory");
+}
+
+/* @p mbarrier.arrive.shared::cluster.b64: ptx_mbarrier_arrive_shared_cluster by the threads
+ * whose pred is true (predicated inside the asm, as ptx_mbarrier_arrive_pred). */
+static __device__ __forceinline__ void ptx_mbarrier_arrive_shared_cluster_pred(uint32_t bar, bool pred)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.u32 p, %1, 0;\n"
+                 "@p mbarrier.arrive.shared::cluster.b64 _, [%0];\n"
+                 "}\n" ::"r"(bar), "r"((uint32_t)pred)
+                 : "memory");
+}
+
 /* mbarrier.try_wait.parity.shared::cta.b64: 1 if the phase with the given parity has completed
  * (may suspend the thread for a system-defined time before answering 0). Acquire semantics. */
 static __device__ __forceinline__ uint32_t ptx_mbarrier_try_wait_parity(uint32_t bar, uint32_t parity)

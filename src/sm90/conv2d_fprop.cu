@@ -12,22 +12,27 @@
  *   they add nothing. Pixels m >= M (the tile runs past the end) are read from image
  *   n >= N, which is out of bounds -> zero; the epilogue masks m >= M and n >= k.
  *
- * CTA (384 threads, __launch_bounds__(384, 1), one CTA per SM, persistent)
+ * CTA (128 * (NC + 1) threads: 384 with NC = 2 consumer warpgroups, 512 with NC = 3;
+ * __launch_bounds__(threads, 1), one CTA per SM, persistent)
  *   warpgroup 0  producers (setmaxnreg.dec 40): warp 0 lane 0 issues every A/B TMA load into
  *                an S-stage ring guarded by full/empty mbarriers; warp 1 lane 0 (fused
  *                epilogues with a residual) TMA-loads each epilogue chunk's residual box into
  *                the consuming warpgroup's epilogue ring, up to a tile ahead.
- *   warpgroups 1, 2  consumers (setmaxnreg.inc 232): consumer i owns rows 64*WM*i .. of the
- *                BM = 128*WM row tile (WM = 1 or 2 blocks of 64 rows) and issues
- *                wgmma.mma_async m64nBNk16 (4*WM per k-block), keeps 1 wgmma group in
- *                flight, releases the previous stage, then runs the epilogue of the tile.
+ *   warpgroups 1 .. NC  consumers (setmaxnreg.inc 232, or 152 with NC = 3): consumer i owns
+ *                rows 64*WM*i .. of the BM = 64*WM*NC row tile (WM = 1 or 2 blocks of 64
+ *                rows) and issues wgmma.mma_async m64nBNk16 (4*WM per k-block), keeps 1 wgmma
+ *                group in flight, releases the previous stage, then runs the epilogue of the
+ *                tile.
  *   Work units = (tile, split) pairs, split-major, tiles rasterised in groups of GROUP_M
  *   M-tiles (consecutive units share the filter tile in L2). CTA b takes units b, b + grid,
  *   ...; all roles walk the same sequence, decoding units with host-made fast divisors
  *   (src/common/fastdiv.h: a multiply-high and a shift per division). The producer runs
  *   ahead into the next unit's stages while the consumers run the epilogue.
- *   Tiles (WM x BN): 128x64, 128x128, 128x256, 256x64, 256x128; the planner's cost model was
- *   fitted to a sweep of all five over bench/shapes.csv.
+ *   Tiles (BM x BN): 128x64, 128x128, 128x256, 256x64, 256x128 (NC = 2) and 192x128 (NC = 3,
+ *   WM = 1: 512 threads, so 128 registers at compile time; the 64 accumulators fit). The
+ *   192-row tile is for one-wave layers whose other tiles leave SMs idle: M = 6272 gives 33
+ *   M-tiles, x 4 N-tiles = 132 CTAs. The planner's cost model was fitted to a sweep of the
+ *   first five over bench/shapes.csv; the 192x128 efficiency is an estimate (S4-3).
  *
  * CLUSTERS (optional, 2x1 along M; IGEMM_SM90_CLUSTER=2 or the planner's pick)
  *   A cluster of two CTAs walks the units of a cluster grid: unit -> (M-tile pair, N-tile,
@@ -178,18 +183,19 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
-/* Dynamic shared memory of a (BM, BN, stages, epilogue slots) plan: A/B ring, 2 x epi_slots
- * 64 x 64 epilogue boxes, full/empty barriers per stage and 2 x 6 x 2 residual barriers. */
-static size_t sm90_smem_bytes(int bm, int bn, int stages, int epi_slots)
+/* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A/B ring,
+ * nc x epi_slots 64 x 64 epilogue boxes, full/empty barriers per stage and nc x 6 x 2 residual
+ * barriers. */
+static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots)
 {
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
-           (size_t)2 * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + 32 * SM90_MAX_EPI_SLOTS;
+           (size_t)nc * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS;
 }
 
-static int sm90_stages_for(int bm, int bn, int epi_slots, int smem_optin)
+static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bm, bn, s, epi_slots) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots) > (size_t)smem_optin) s--;
     return s;
 }
 
@@ -200,14 +206,14 @@ static int sm90_stages_for(int bm, int bn, int epi_slots, int smem_optin)
  * instead: the 4th stage is worth more than the residual latency the smaller ring exposes
  * in the epilogue (two box loads per tile). Measured, fused (docs/perf.md S4-2): 2 slots cut
  * 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K ones. */
-static int sm90_epi_slots(int wm, int bn, int residual_ring, int k_iters, int smem_optin)
+static int sm90_epi_slots(int wm, int bn, int nc, int residual_ring, int k_iters, int smem_optin)
 {
     if (!residual_ring) return 2;
-    const int boxes = wm * (bn / SM90_EPI_COLS);
+    const int boxes = wm * (bn / SM90_EPI_COLS), bm = 64 * wm * nc;
     /* one tile of slack more where that still leaves 4 stages */
-    if (sm90_stages_for(128 * wm, bn, boxes + 2, smem_optin) >= 4) return boxes + 2;
-    if (sm90_stages_for(128 * wm, bn, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
-        sm90_stages_for(128 * wm, bn, 2, smem_optin) >= 4)
+    if (sm90_stages_for(bm, bn, nc, boxes + 2, smem_optin) >= 4) return boxes + 2;
+    if (sm90_stages_for(bm, bn, nc, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
+        sm90_stages_for(bm, bn, nc, 2, smem_optin) >= 4)
         return 2;
     return boxes + 1;
 }
@@ -294,7 +300,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, sm90_epi_slots(1, 64, 1, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, 2, sm90_epi_slots(1, 64, 2, 1, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -326,7 +332,7 @@ static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int 
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
  * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
  * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
- * IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_CLUSTER=1|2
+ * IGEMM_SM90_FORCE_NC=2|3 the consumer count (3: the 192x128 tile), IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_CLUSTER=1|2
  * the cluster (2 where the tile has at least 2 M-tiles), IGEMM_SM90_RES_SLOTS=2..6 the residual
  * ring's slots per consumer (fewer slots leave room for more stages).
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) when sm90_cluster_pick
@@ -334,8 +340,9 @@ static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int 
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
-    static const int cand[5][2] = {{1, 256}, {2, 128}, {1, 128}, {2, 64}, {1, 64}}; /* (WM, BN) */
-    static const double cand_eff[5] = {1.0, 1.05, 0.8, 0.45, 0.65};
+    /* (WM, BN, consumers): tile rows 64 * WM * consumers */
+    static const int cand[6][3] = {{1, 256, 2}, {2, 128, 2}, {1, 128, 2}, {2, 64, 2}, {1, 64, 2}, {1, 128, 3}};
+    static const double cand_eff[6] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95};
     const int64_t M = p->gemm_m, N = p->gemm_n;
     const int c_blocks = (int)((p->c + SM90_BK - 1) / SM90_BK);
     const int k_iters = (int)(p->r * p->s * c_blocks);
@@ -345,12 +352,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *fwm_s = getenv("IGEMM_SM90_FORCE_WM");
     const char *fsp_s = getenv("IGEMM_SM90_FORCE_SPLIT");
     const char *fes_s = getenv("IGEMM_SM90_RES_SLOTS");
+    const char *fnc_s = getenv("IGEMM_SM90_FORCE_NC");
+    const int fnc = fnc_s ? atoi(fnc_s) : 0;
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     const int fes = fes_s ? atoi(fes_s) : 0;
     double best_t = 0.0;
-    int best_wm = 0, best_bn = 0, best_split = 1, best_stages = 0, best_es = 0;
-    for (int ci = 0; ci < 5; ci++) {
-        const int wm = cand[ci][0], bn = cand[ci][1], bm = 128 * wm;
+    int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0;
+    for (int ci = 0; ci < 6; ci++) {
+        const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], bm = 64 * wm * nc;
+        if ((fnc == 2 || fnc == 3) && nc != fnc) continue;
         if (fbn == 64 || fbn == 128 || fbn == 256) {
             if (bn != fbn) continue;
         } else {
@@ -361,6 +371,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         double eff = cand_eff[ci];
         if (N % bn != 0) eff *= bn == 256 ? 0.5 : bn == 128 ? 0.9 : 1.0;
         const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+        /* 192x128 only where it makes one wave (what it is for): on multi-wave layers it
+         * measured 0-16% slower than the planner's other tiles (S4-3), which the model misses */
+        if (nc == 3 && tiles > sms && fnc != 3) continue;
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && k_iters / split < 4) break;
             if (fsp >= 1 && split != fsp) continue;
@@ -368,9 +381,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
             const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual;
-            int es = sm90_epi_slots(wm, bn, res_ring, (k_iters + split - 1) / split, dev->smem_optin_per_block);
+            int es = sm90_epi_slots(wm, bn, nc, res_ring, (k_iters + split - 1) / split, dev->smem_optin_per_block);
             if (res_ring && fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
-            const int stages = sm90_stages_for(bm, bn, es, dev->smem_optin_per_block);
+            const int stages = sm90_stages_for(bm, bn, nc, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
             const double t_kb = (double)bm * bn * SM90_BK * 2.0 / (7.0e6 * e);
@@ -384,6 +397,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 best_t = t;
                 best_wm = wm;
                 best_bn = bn;
+                best_nc = nc;
                 best_split = split;
                 best_stages = stages;
                 best_es = es;
@@ -393,7 +407,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
-    const int bm = 128 * best_wm;
+    const int bm = 64 * best_wm * best_nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
     int cm = sm90_cluster_pick(p, tiles_m, best_bn, best_split);
@@ -407,31 +421,35 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
     cfg->stages = best_stages;
-    cfg->threads = SM90_THREADS;
-    cfg->consumers = 2;
+    cfg->threads = SM90_THREADS(best_nc);
+    cfg->consumers = best_nc;
     cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
-    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_stages, best_es);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + 2 consumer warpgroups (%d x 64 rows "
+             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 rows "
              "each), %d-box epilogue ring, %s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_wm, best_es,
+             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_es,
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int epi, bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int epi, bool tma_epi)
 {
-    if (dt == IGEMM_DTYPE_BF16)
+    if (dt == IGEMM_DTYPE_BF16) {
+        if (nc == 3) return igemm_sm90_pick_bf16_nc3(bn, epi, tma_epi);
         return bm == 256 ? igemm_sm90_pick_bf16_wm2(bn, epi, tma_epi) : igemm_sm90_pick_bf16_wm1(bn, epi, tma_epi);
-    if (dt == IGEMM_DTYPE_F16)
+    }
+    if (dt == IGEMM_DTYPE_F16) {
+        if (nc == 3) return igemm_sm90_pick_f16_nc3(bn, epi, tma_epi);
         return bm == 256 ? igemm_sm90_pick_f16_wm2(bn, epi, tma_epi) : igemm_sm90_pick_f16_wm1(bn, epi, tma_epi);
+    }
     return NULL;
 }
 
@@ -451,7 +469,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, epi, tma_store != 0);
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, epi, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -608,7 +626,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         attr[0].val.clusterDim.y = 1;
         attr[0].val.clusterDim.z = 1;
         lc.gridDim = dim3((unsigned)grid, 1, 1);
-        lc.blockDim = dim3(SM90_THREADS, 1, 1);
+        lc.blockDim = dim3((unsigned)cfg->threads, 1, 1);
         lc.dynamicSmemBytes = cfg->smem_bytes;
         lc.stream = (cudaStream_t)stream;
         lc.attrs = attr;
@@ -617,7 +635,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         if (e == cudaSuccess) e = cudaGetLastError();
         else (void)cudaGetLastError();
     } else {
-        kern<<<grid, SM90_THREADS, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y,
+        kern<<<grid, cfg->threads, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y,
                                                                             st->tmap_r, a);
         e = cudaGetLastError();
     }

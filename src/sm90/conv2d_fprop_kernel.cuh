@@ -30,14 +30,14 @@
 #include "../tensor_map.h"
 
 #define SM90_BK 64
-#define SM90_THREADS 384
+#define SM90_THREADS(NC) (128 * ((NC) + 1)) /* a producer warpgroup + NC consumer warpgroups */
 #define SM90_PRODUCER_REGS 40
-#define SM90_CONSUMER_REGS 232
+#define SM90_CONSUMER_REGS(NC) ((NC) == 2 ? 232 : 152) /* 128*40 + 128*NC*regs <= 64K */
 #define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
 #define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
 #define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
 #define SM90_MAX_STAGES 8
-#define SM90_CONSUMER_ARRIVALS 8 /* empty barrier: lane 0 of each of the 8 consumer warps */
+#define SM90_CONSUMER_ARRIVALS(NC) (4 * (NC)) /* empty barrier: lane 0 of each consumer warp */
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
 #define SM90_MAX_EPI_SLOTS 6     /* epilogue ring slots per consumer */
@@ -68,7 +68,7 @@ typedef struct igemm_sm90_args {
     int32_t vec4; /* gemm_n % 4 == 0: 4-element row chunks are 4-element aligned */
     int32_t vec2; /* gemm_n % 2 == 0: column pairs are 2-element aligned */
     int32_t a_tiled; /* 1x1, stride 1, no padding: x is the A matrix [M, C]; tmap_x is a tiled 2-D map */
-    int32_t bm;        /* rows per tile: 128 * WM */
+    int32_t bm;        /* rows per tile: 64 * WM * NC */
     int32_t epi_slots; /* epilogue ring: 64 x 64 boxes per consumer (TMA epilogue: 2, or with a
                           residual the tile's boxes + 1), each staging its chunk's residual and output */
     int32_t res_ring;  /* 1: the residual producer TMA-loads each chunk's residual into its ring slot */
@@ -281,26 +281,30 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     }
 }
 
-/* Consumer warp's release of stage `stage`: an arrival on the stage's empty barrier of every
- * CTA of the cluster (each CTA's producer multicasts into this CTA's stage): this CTA's at
- * empty_bar, the partner's at peer_empty (its shared::cluster address; 0 without a cluster). */
-static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage)
+/* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
+ * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
+ * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
+ * 0 without a cluster). Predicated, not branched: a branch here put a BSSY/BSYNC
+ * reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. */
+static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage,
+                                                          bool leader)
 {
-    ptx_mbarrier_arrive(empty_bar + 8u * (uint32_t)stage);
-    if (peer_empty) ptx_mbarrier_arrive_shared_cluster(peer_empty + 8u * (uint32_t)stage);
+    ptx_mbarrier_arrive_pred(empty_bar + 8u * (uint32_t)stage, leader);
+    ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
 /* The persistent warp-specialised kernel.
  *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
- *   consumer (tile rows BM = 128 * WM; WM = 2 only with BN <= 128, the accumulators are
- *   WM * BN / 2 registers); EPI: 0 y = alpha * acc, 1 scale/bias/residual with no activation
+ *   consumer; NC: consumer warpgroups (2, or 3 with WM = 1: 512 threads, 128 registers at
+ *   compile time); tile rows BM = 64 * WM * NC (WM = 2 only with BN <= 128, the accumulators
+ *   are WM * BN / 2 registers); EPI: 0 y = alpha * acc, 1 scale/bias/residual with no activation
  *   or ReLU, 2 the same with any activation (the others out of line: rarely used code kept out
  *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
  * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
- * (into the consumers' epilogue rings of a.epi_slots boxes), warpgroups 1 and 2 are the consumers. */
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI>
-__global__ void __launch_bounds__(SM90_THREADS, 1)
+ * (into the consumers' epilogue rings of a.epi_slots boxes), warpgroups 1 .. NC are the consumers. */
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC>
+__global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
                                    const __grid_constant__ CUtensorMap tmap_y,
@@ -308,7 +312,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                                    const __grid_constant__ igemm_sm90_args_t a)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
-    constexpr uint32_t A_STAGE = 128u * WM * SM90_BK * 2; /* 16 or 32 KB */
+    constexpr uint32_t A_STAGE = 64u * WM * NC * SM90_BK * 2; /* 16, 24 or 32 KB */
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
@@ -322,16 +326,21 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
     const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
-    const uint32_t full_bar = epi_smem + 2u * (uint32_t)ES * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
+    const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
-    const uint32_t rempty_bar = rfull_bar + 16u * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
+    const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
 
     /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
      * cluster id = block id): the cluster walks units c, c + clusters, ... */
     const int CM = a.cluster_m;
-    const int rank = (int)ptx_cluster_ctarank();
-    const int unit0 = (int)ptx_clusterid_x(), unit_step = (int)ptx_nclusterid_x();
+    /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
+     * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim, not read
+     * from %cluster_ctarank / %clusterid: the compiler keeps asm results in vector registers,
+     * which moved the whole producer loop off the uniform datapath (128x64 tiles 8-12% slower) */
+    const int cshift = CM > 1 ? 1 : 0;
+    const int rank = (int)blockIdx.x & (CM - 1);
+    const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
 
     if (threadIdx.x == 0) {
         /* descriptor fetches first: they overlap the barrier set-up */
@@ -341,9 +350,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             ptx_mbarrier_init(full_bar + 8u * i, 1);
             /* a stage is free once every consumer warp of the cluster has released it: the
              * filter half this CTA multicasts lands in every CTA's stage */
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS * (uint32_t)CM);
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(NC) * (uint32_t)CM);
         }
-        for (int c = 0; c < 2; c++)
+        for (int c = 0; c < NC; c++)
             for (int i = 0; i < ES; i++) {
                 ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
                 ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
@@ -427,7 +436,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 for (int ch = 0; ch < NCH; ch++) {
                     if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
                     for (int i = 0; i < WM; i++) {
-                        for (int c = 0; c < 2; c++) {
+                        for (int c = 0; c < NC; c++) {
                             const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
                             ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
                             ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
@@ -443,15 +452,16 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 }
             }
         }
-        if (CM > 1) { /* stay until the partner no longer arrives on this CTA's barriers */
-            ptx_barrier_cluster_arrive_relaxed();
-            ptx_barrier_cluster_wait_acquire();
-        }
+        /* no cluster barrier here: barrier.cluster.wait counts the cluster's non-exited threads,
+         * and the consumers' final one keeps the CTA alive while the partner may still arrive
+         * on its barriers. (A common exit path for all of warpgroup 0 made the compiler
+         * reconverge around the producer loop and move it off the uniform datapath: R2UR
+         * before every TMA, 128x64 tiles 8-12% slower.) */
         return;
     }
 
     /* -------------------------------------------------------------------- consumers */
-    ptx_setmaxnreg_inc<SM90_CONSUMER_REGS>();
+    ptx_setmaxnreg_inc<SM90_CONSUMER_REGS(NC)>();
     const int cw = wg - 1;                  /* consumer index: rows 64*WM*cw .. of the tile */
     const int tid = threadIdx.x - 128 * wg; /* 0..127 inside the warpgroup */
     const int warp = tid >> 5;
@@ -516,7 +526,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             for (int i = 0; i < WM; i++)
 #pragma unroll
                 for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
-            if (it > 0 && lane == 0) sm90_release_stage(empty_bar, peer_empty, prev);
+            if (it > 0) sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
             prev = stage;
             if (++stage == S) {
                 stage = 0;
@@ -528,7 +538,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         for (int i = 0; i < WM; i++)
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
-        if (lane == 0) sm90_release_stage(empty_bar, peer_empty, prev);
+        sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
         if (m0 >= a.gemm_m) continue; /* phantom tile (cluster partner of the last M-tile) */
 
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
@@ -695,36 +705,46 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 
 typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
 
-/* Kernel instances for one (input dtype, WM), chosen by (BN, epilogue kind, store path).
- * Defined in conv2d_fprop_{bf16,f16}_wm{1,2}.cu (one translation unit each, so the instances
- * compile in parallel). WM = 2 has no BN = 256 instance (the accumulators would not fit). */
+/* Kernel instances for one (input dtype, WM or consumer count), chosen by (BN, epilogue kind,
+ * store path). Defined in conv2d_fprop_{bf16,f16}_{wm1,wm2,nc3}.cu (one translation unit each,
+ * so the instances compile in parallel). WM = 2 has no BN = 256 instance (the accumulators
+ * would not fit); 3 consumers (tile rows 192) come with WM = 1, BN = 128 only. */
 sm90_kernel_fn igemm_sm90_pick_bf16_wm1(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_wm2(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_nc3(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_wm1(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_f16_nc3(int bn, int epi, bool tma_epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
-#define SM90_PICK_BN(DT, BN, WM, epi, tma_epi)                                                         \
-    ((tma_epi) ? ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true>                  \
-                  : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true>                  \
-                               : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true>)                 \
-               : ((epi) == 0 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, false>                   \
-                             : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, false>))
+#define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
+    ((tma_epi) ? ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC>              \
+                  : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC>              \
+                               : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC>)             \
+               : ((epi) == 0 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, false, NC>               \
+                             : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, false, NC>))
 
 #define SM90_DEFINE_PICK_WM1(NAME, DT)                                                                 \
     sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
     {                                                                                                  \
-        if (bn == 256) return SM90_PICK_BN(DT, 256, 1, epi, tma_epi);                                  \
-        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, epi, tma_epi);                                  \
-        if (bn == 64) return SM90_PICK_BN(DT, 64, 1, epi, tma_epi);                                    \
+        if (bn == 256) return SM90_PICK_BN(DT, 256, 1, 2, epi, tma_epi);                               \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, 2, epi, tma_epi);                               \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 1, 2, epi, tma_epi);                                 \
         return NULL;                                                                                   \
     }
 
 #define SM90_DEFINE_PICK_WM2(NAME, DT)                                                                 \
     sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
     {                                                                                                  \
-        if (bn == 128) return SM90_PICK_BN(DT, 128, 2, epi, tma_epi);                                  \
-        if (bn == 64) return SM90_PICK_BN(DT, 64, 2, epi, tma_epi);                                    \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 2, 2, epi, tma_epi);                               \
+        if (bn == 64) return SM90_PICK_BN(DT, 64, 2, 2, epi, tma_epi);                                 \
+        return NULL;                                                                                   \
+    }
+
+#define SM90_DEFINE_PICK_NC3(NAME, DT)                                                                 \
+    sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
+    {                                                                                                  \
+        if (bn == 128) return SM90_PICK_BN(DT, 128, 1, 3, epi, tma_epi);                               \
         return NULL;                                                                                   \
     }
 
