@@ -317,24 +317,26 @@ static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int 
     return 1;
 }
 
-/* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN), the
- * split and the stages:
+/* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN, consumer
+ * count NC), the split and the stages:
  *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
- *              256x128 1.05, 128x128 0.8, 256x64 0.45, 128x64 0.65; x0.5 for a partial last
+ *              256x128 1.05, 128x128 0.8, 256x64 0.45, 128x64 0.65, 192x128 0.95 (NC = 3,
+ *              estimated; only where its tiles make one wave: S4-3); x0.5 for a partial last
  *              N tile at BN = 256, x0.9 at BN = 128; x0.9 with fewer than 4 stages
  *   t_unit   = t_kblock * ceil(k_blocks / split) + 0.2 us (decode, barriers, drain) +
  *              BM*BN*out_bytes / 12.5e3 (the tile's output at an SM's share of bandwidth)
  *   t        = ceil(units / grid) * t_unit (+ for split > 1: 4 us + the partials' write and
  *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
- * The constants were fitted to a sweep of all five tiles over the 31 layers of
+ * The constants were fitted to a sweep of the five 2-consumer tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
  * split and a workspace <= 256 MB. The epilogue ring (sm90_epi_slots) takes its shared memory
- * from the stages. Ties go to the first candidate. Developer knobs (read at plan time, for
- * tuning): IGEMM_SM90_FORCE_BN=64|128|256 and IGEMM_SM90_FORCE_WM=1|2 restrict the tiles,
- * IGEMM_SM90_FORCE_NC=2|3 the consumer count (3: the 192x128 tile), IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it), IGEMM_SM90_CLUSTER=1|2
- * the cluster (2 where the tile has at least 2 M-tiles), IGEMM_SM90_RES_SLOTS=2..6 the residual
- * ring's slots per consumer (fewer slots leave room for more stages).
+ * from the stages. Ties go to the first candidate.
+ * Developer knobs (read at plan time, for tuning):
+ *   IGEMM_SM90_FORCE_BN=64|128|256, IGEMM_SM90_FORCE_WM=1|2, IGEMM_SM90_FORCE_NC=2|3 restrict
+ *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
+ *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
+ *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer.
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) when sm90_cluster_pick
  * says so; the grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
