@@ -1,37 +1,11 @@
 /*
- * cluster.cuh — thread-block clusters (sm_90): the special registers that place a CTA in its
- * cluster, distributed shared memory addressing (mapa) and the cluster-wide barrier. One
- * wrapper per instruction form, named after it. In a launch without a cluster attribute every
- * CTA is a cluster of one: %cluster_ctarank = 0, %clusterid = %ctaid, %nclusterid = %nctaid.
+ * cluster.cuh — thread-block clusters (sm_90): distributed shared memory addressing (mapa) and
+ * the cluster-wide barrier. One wrapper per instruction form, named after it.
  */
 #ifndef IGEMM_PTX_CLUSTER_CUH
 #define IGEMM_PTX_CLUSTER_CUH
 
 #include <stdint.h>
-
-/* mov.u32 %cluster_ctarank: this CTA's rank inside its cluster (0 .. cluster size - 1). */
-static __device__ __forceinline__ uint32_t ptx_cluster_ctarank(void)
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-
-/* mov.u32 %clusterid.x: this CTA's cluster index along x in the grid of clusters. */
-static __device__ __forceinline__ uint32_t ptx_clusterid_x(void)
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
-    return r;
-}
-
-/* mov.u32 %nclusterid.x: the number of clusters along x. */
-static __device__ __forceinline__ uint32_t ptx_nclusterid_x(void)
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
-    return r;
-}
 
 /* mapa.shared::cluster.u32: the shared::cluster address of the variable at shared::cta
  * address addr in the CTA of rank `rank` of this cluster. */

@@ -335,9 +335,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * cluster id = block id): the cluster walks units c, c + clusters, ... */
     const int CM = a.cluster_m;
     /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
-     * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim, not read
-     * from %cluster_ctarank / %clusterid: the compiler keeps asm results in vector registers,
-     * which moved the whole producer loop off the uniform datapath (128x64 tiles 8-12% slower) */
+     * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
+     * read from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat
+     * as warp-uniform (the producer loop must stay on the uniform datapath) */
     const int cshift = CM > 1 ? 1 : 0;
     const int rank = (int)blockIdx.x & (CM - 1);
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
