@@ -39,17 +39,6 @@ static __device__ __forceinline__ void ptx_mbarrier_arrive_expect_tx(uint32_t ba
                  : "memory");
 }
 
-/* mbarrier.arrive.shared::cluster.b64: one arrival on the barrier at shared::cluster address
- * bar (from ptx_mapa_shared_cluster: this CTA's or another CTA's of the cluster), with the
- * default semantics (release at CTA scope). The .release.cluster form compiles to a GPU-wide
- * MEMBAR + ERRBAR per arrival (measured: 1.5-2.7x slower mainloops); a consumer's release of a
- * stage only has to order its own reads of the stage (wgmma, complete at wait_group) before
- * the arrival, which this form does. */
-static __device__ __forceinline__ void ptx_mbarrier_arrive_shared_cluster(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
 /* @p mbarrier.arrive.shared::cta.b64: one arrival by the threads whose pred is true. The
  * predicate lives inside the asm, so a call from divergent code (e.g. lane 0 of a warp) stays
  * a predicated instruction instead of a branch with a reconvergence barrier in the loop. */
@@ -63,8 +52,13 @@ static __device__ __forceinline__ void ptx_mbarrier_arrive_pred(uint32_t bar, bo
                  : "memory");
 }
 
-/* @p mbarrier.arrive.shared::cluster.b64: ptx_mbarrier_arrive_shared_cluster by the threads
- * whose pred is true (predicated inside the asm, as ptx_mbarrier_arrive_pred). */
+/* @p mbarrier.arrive.shared::cluster.b64: one arrival, by the threads whose pred is true
+ * (predicated inside the asm, as ptx_mbarrier_arrive_pred), on the barrier at shared::cluster
+ * address bar (from ptx_mapa_shared_cluster: this CTA's or another CTA's of the cluster), with
+ * the default semantics (release at CTA scope). The .release.cluster form compiles to a
+ * GPU-wide MEMBAR + ERRBAR per arrival (measured: 1.5-2.7x slower mainloops); a consumer's
+ * release of a stage only has to order its own reads of the stage (wgmma, complete at
+ * wait_group) before the arrival, which this form does. */
 static __device__ __forceinline__ void ptx_mbarrier_arrive_shared_cluster_pred(uint32_t bar, bool pred)
 {
     asm volatile("{\n"

@@ -307,16 +307,6 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
     return 1;
 }
 
-/* Cluster size along M for the chosen tile: 2 (the filter tile TMA-multicast to two CTAs
- * working on neighbouring M-tiles, halving the CTAs' filter traffic from L2) or 1. Always 1
- * for now: on the H200 every layer of bench/shapes.csv ran 0-14% slower with 2x1 clusters,
- * with or without the multicast (docs/perf.md S4-1), so they do not pay yet. */
-static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int bn, int split)
-{
-    (void)p, (void)tiles_m, (void)bn, (void)split;
-    return 1;
-}
-
 /* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN, consumer
  * count NC), the split and the stages:
  *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
@@ -337,8 +327,8 @@ static int sm90_cluster_pick(const igemm_conv_params_t *p, int64_t tiles_m, int 
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer.
- * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) when sm90_cluster_pick
- * says so; the grid is then 2 * min(cluster units, SMs / 2). */
+ * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) only when forced; the
+ * grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
@@ -412,7 +402,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int bm = 64 * best_wm * best_nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
-    int cm = sm90_cluster_pick(p, tiles_m, best_bn, best_split);
+    /* 2x1 clusters (the filter tile TMA-multicast to two CTAs on neighbouring M-tiles) only
+     * when forced: on the H200 no layer of bench/shapes.csv got faster with them (up to 27%
+     * slower, with or without the multicast: docs/perf.md S4-1) */
+    int cm = 1;
     const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
     if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
     if (tiles_m < 2) cm = 1;
