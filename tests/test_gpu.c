@@ -444,18 +444,23 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         cover(&cv, &d, &e);
         /* sm90: cycle the tile shapes (planner's choice, 256 x {64,128}, 128 x {64,128,256},
-         * 192 x 128 with 3 consumers) through the planner's developer knobs, so every kernel
-         * instance meets M/N tails */
-        static const char *const force_wm[7] = {NULL, "2", "2", "1", "1", "1", "1"};
-        static const char *const force_bn[7] = {NULL, "64", "128", "64", "128", "256", "128"};
-        static const char *const force_nc[7] = {NULL, "2", "2", "2", "2", "2", "3"};
-        if (path == IGEMM_PATH_SM90 && force_wm[i % 7]) {
-            setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 7], 1);
-            setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 7], 1);
-            setenv("IGEMM_SM90_FORCE_NC", force_nc[i % 7], 1);
+         * 192 x 128 with 3 consumers, ping-pong 128 x {64,128} per consumer) through the
+         * planner's developer knobs, so every kernel instance meets M/N tails */
+        static const char *const force_wm[9] = {NULL, "2", "2", "1", "1", "1", "1", "2", "2"};
+        static const char *const force_bn[9] = {NULL, "64", "128", "64", "128", "256", "128", "64", "128"};
+        static const char *const force_nc[9] = {NULL, "2", "2", "2", "2", "2", "3", "2", "2"};
+        if (path == IGEMM_PATH_SM90 && force_wm[i % 9]) {
+            setenv("IGEMM_SM90_FORCE_WM", force_wm[i % 9], 1);
+            setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 9], 1);
+            setenv("IGEMM_SM90_FORCE_NC", force_nc[i % 9], 1);
+            if (i % 9 >= 7) { /* where it applies (TMA stores); a small grid, so that each CTA's
+                                 * two consumers take several tiles in turn */
+                setenv("IGEMM_SM90_PINGPONG", "1", 1);
+                setenv("IGEMM_SM90_GRID", i % 2 ? "3" : "2", 1);
+            }
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
-        if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 7) % 2 ? "2" : "1", 1);
+        if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 9) % 2 ? "2" : "1", 1);
         /* and a quarter of them with the smallest residual ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 4 == 2) setenv("IGEMM_SM90_RES_SLOTS", "2", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
@@ -464,6 +469,8 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         unsetenv("IGEMM_SM90_CLUSTER");
         unsetenv("IGEMM_SM90_RES_SLOTS");
         unsetenv("IGEMM_SM90_FORCE_NC");
+        unsetenv("IGEMM_SM90_PINGPONG");
+        unsetenv("IGEMM_SM90_GRID");
         if (rc1 < 0) {
             test_fail(__FILE__, __LINE__, "stopping after a CUDA error (config %d)", i);
             break;

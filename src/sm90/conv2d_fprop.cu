@@ -184,12 +184,13 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
 }
 
 /* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A/B ring,
- * nc x epi_slots 64 x 64 epilogue boxes, full/empty barriers per stage and nc x 6 x 2 residual
- * barriers. */
+ * nc x epi_slots 64 x 64 epilogue boxes, full/empty barriers per stage, nc x 6 x 2 residual
+ * barriers and 2 ping-pong order barriers. */
 static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots)
 {
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
-           (size_t)nc * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS;
+           (size_t)nc * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
+           16; /* 2 ping-pong order barriers */
 }
 
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
@@ -200,22 +201,28 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
 }
 
 /* Epilogue ring slots per consumer: 2 (store double buffer), or with a TMA-loaded residual the
- * tile's boxes + 2 (+ 1 where + 2 would leave fewer than 4 stages), so a whole tile's residual
- * loads during the tile's mainloop. Where even that leaves fewer than 4 stages (the 48 KB
- * stages of 256x128 and 128x256 tiles) and the mainloop is long (k_iters >= 16), 2 slots
- * instead: the 4th stage is worth more than the residual latency the smaller ring exposes
- * in the epilogue (two box loads per tile). Measured, fused (docs/perf.md S4-2): 2 slots cut
- * 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K ones. */
-static int sm90_epi_slots(int wm, int bn, int nc, int residual_ring, int k_iters, int smem_optin)
+ * tile's boxes + 1, so a whole tile's residual loads during the tile's mainloop; + 2 on short
+ * mainloops (k_iters < 8) where that still leaves 4 stages (a mainloop too short to hide one
+ * tile's residual latency). Where + 1 leaves fewer than 4 stages (the 48 KB stages of 256x128
+ * and 128x256 tiles) and the mainloop is long (k_iters >= 16), 2 slots instead: the 4th stage
+ * is worth more than the residual latency the smaller ring exposes in the epilogue (two box
+ * loads per tile). A plan of one unit per CTA (one_wave) has no next tile to load ahead: at
+ * most the tile's boxes, the rest of the memory goes to stages. Measured, fused (docs/perf.md
+ * S4-2, S5-1): 2 slots cut 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K
+ * ones; boxes + 1 instead of + 2 on 128x64 tiles cut vgg_3x3_64 5% (8 stages instead of 7)
+ * and cost r50_l1_1x1_64_64 (one k-block) 5%; one_wave cut the one-wave layers 2-4%. */
+static int sm90_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave,
+                          int smem_optin)
 {
     if (!residual_ring) return 2;
-    const int boxes = wm * (bn / SM90_EPI_COLS), bm = 64 * wm * nc;
-    /* one tile of slack more where that still leaves 4 stages */
-    if (sm90_stages_for(bm, bn, nc, boxes + 2, smem_optin) >= 4) return boxes + 2;
-    if (sm90_stages_for(bm, bn, nc, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
-        sm90_stages_for(bm, bn, nc, 2, smem_optin) >= 4)
-        return 2;
-    return boxes + 1;
+    const int boxes = wm * (bn / SM90_EPI_COLS);
+    const int cap = one_wave ? (boxes < 2 ? 2 : boxes) : SM90_MAX_EPI_SLOTS;
+    int es = boxes + 1;
+    if (k_iters < 8 && sm90_stages_for(bm, bn, nc, boxes + 2, smem_optin) >= 4) es = boxes + 2;
+    else if (sm90_stages_for(bm, bn, nc, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
+             sm90_stages_for(bm, bn, nc, 2, smem_optin) >= 4)
+        es = 2;
+    return es < cap ? es : cap;
 }
 
 /* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
@@ -300,7 +307,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, 2, sm90_epi_slots(1, 64, 2, 1, 1, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, 2, sm90_epi_slots(128, 1, 64, 2, 1, 1, 0, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -316,7 +323,8 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   t_unit   = t_kblock * ceil(k_blocks / split) + 0.2 us (decode, barriers, drain) +
  *              BM*BN*out_bytes / 12.5e3 (the tile's output at an SM's share of bandwidth)
  *   t        = ceil(units / grid) * t_unit (+ for split > 1: 4 us + the partials' write and
- *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs).
+ *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs); x1.3 for a
+ *              fused plan of several waves whose residual ring holds less than a tile.
  * The constants were fitted to a sweep of the five 2-consumer tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/perf.md): the picks are within 4% of each layer's best tile.
  * BN = 256 is only tried when k > 128, BN = 128 when k > 64. A split keeps >= 4 k-blocks per
@@ -326,15 +334,18 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   IGEMM_SM90_FORCE_BN=64|128|256, IGEMM_SM90_FORCE_WM=1|2, IGEMM_SM90_FORCE_NC=2|3 restrict
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
- *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer.
+ *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
+ *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_GRID=n caps the grid.
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) only when forced; the
  * grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                      igemm_kernel_config_t *cfg)
 {
-    /* (WM, BN, consumers): tile rows 64 * WM * consumers */
-    static const int cand[6][3] = {{1, 256, 2}, {2, 128, 2}, {1, 128, 2}, {2, 64, 2}, {1, 64, 2}, {1, 128, 3}};
-    static const double cand_eff[6] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95};
+    /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong
+     * (each consumer a whole tile, in turn) */
+    static const int cand[8][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0},
+                                   {1, 64, 2, 0},  {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1}};
+    static const double cand_eff[8] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65};
     const int64_t M = p->gemm_m, N = p->gemm_n;
     const int c_blocks = (int)((p->c + SM90_BK - 1) / SM90_BK);
     const int k_iters = (int)(p->r * p->s * c_blocks);
@@ -348,10 +359,16 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int fnc = fnc_s ? atoi(fnc_s) : 0;
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     const int fes = fes_s ? atoi(fes_s) : 0;
+    /* ping-pong: TMA stores, no split-K, no cluster; IGEMM_SM90_PINGPONG=1 forces it where it
+     * applies, else the rule after the search below picks it */
+    const char *fpp_s = getenv("IGEMM_SM90_PINGPONG");
+    const int pp_ok = sm90_tma_store_ok(p, 1), fpp = fpp_s && atoi(fpp_s) == 1 && pp_ok;
     double best_t = 0.0;
-    int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0;
-    for (int ci = 0; ci < 6; ci++) {
-        const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], bm = 64 * wm * nc;
+    int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0, best_pp = 0;
+    for (int ci = 0; ci < 8; ci++) {
+        const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
+        const int bm = pp ? 64 * wm : 64 * wm * nc;
+        if (pp != fpp) continue;
         if ((fnc == 2 || fnc == 3) && nc != fnc) continue;
         if (fbn == 64 || fbn == 128 || fbn == 256) {
             if (bn != fbn) continue;
@@ -367,13 +384,14 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
          * measured 0-16% slower than the planner's other tiles (S4-3), which the model misses */
         if (nc == 3 && tiles > sms && fnc != 3) continue;
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
-            if (split > 1 && k_iters / split < 4) break;
+            if (split > 1 && (k_iters / split < 4 || pp)) break;
             if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
             const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual;
-            int es = sm90_epi_slots(wm, bn, nc, res_ring, (k_iters + split - 1) / split, dev->smem_optin_per_block);
+            int es = sm90_epi_slots(bm, wm, bn, nc, res_ring, (k_iters + split - 1) / split, units <= sms,
+                                    dev->smem_optin_per_block);
             if (res_ring && fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
             const int stages = sm90_stages_for(bm, bn, nc, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
@@ -384,6 +402,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             const double t_unit =
                 t_kb * (double)((k_iters + split - 1) / split) + 0.2 + (double)bm * bn * out_size / 12.5e3;
             double t = (double)waves * t_unit;
+            /* a residual ring smaller than the tile reloads boxes inside every epilogue: on
+             * multi-wave layers that measured ~3 us per 256x128 tile (128x128 tiles ran 4-9%
+             * faster fused on vgg_3x3_128/256 and sd_vae_3x3_128/256, S5-2) */
+            if (res_ring && es < wm * (bn / SM90_EPI_COLS) && waves > 1) t *= 1.3;
             if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
             if (best_bn == 0 || t < best_t) {
                 best_t = t;
@@ -393,13 +415,33 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 best_split = split;
                 best_stages = stages;
                 best_es = es;
+                best_pp = pp;
             }
         }
     }
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
-    const int bm = 64 * best_wm * best_nc;
+    /* Ping-pong (each consumer a whole 128-row tile, mainloops in turn, one consumer's epilogue
+     * under the other's mainloop) for a residual epilogue on layers of 2+ tiles per CTA, in
+     * place of a 2-consumer plan of BN <= 128: forced against the cooperative plans it cut the
+     * fused time 2-7% on 17 of the 19 such layers of bench/shapes.csv and lost on one-wave
+     * layers (a consumer idles) and on 256-row one-k-block tiles (nothing to overlap; S5-4).
+     * IGEMM_SM90_PINGPONG=0 turns the rule off. */
+    if (!best_pp && pp_ok && p->has_residual && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
+        !(best_wm == 2 && k_iters < 2) && !(fpp_s && atoi(fpp_s) == 0) &&
+        ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 2 * (int64_t)sms) {
+        int es = sm90_epi_slots(128, 2, best_bn, 2, 1, k_iters, 0, dev->smem_optin_per_block);
+        if (fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
+        const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
+        if (stages >= 2) {
+            best_pp = 1;
+            best_wm = 2;
+            best_es = es;
+            best_stages = stages;
+        }
+    }
+    const int bm = best_pp ? 64 * best_wm : 64 * best_wm * best_nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
     /* 2x1 clusters (the filter tile TMA-multicast to two CTAs on neighbouring M-tiles) only
@@ -408,16 +450,22 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     int cm = 1;
     const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
     if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
-    if (tiles_m < 2) cm = 1;
+    if (tiles_m < 2 || best_pp) cm = 1;
     /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
     const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
-    const int64_t max_clusters = sms / cm;
+    int64_t max_clusters = sms / cm;
+    { /* IGEMM_SM90_GRID=n caps the persistent grid (tests: many tiles per CTA on small problems) */
+        const char *fg_s = getenv("IGEMM_SM90_GRID");
+        const int64_t cap = fg_s ? atoll(fg_s) / cm : 0;
+        if (cap >= 1 && cap < max_clusters) max_clusters = cap;
+    }
     cfg->bm = bm;
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
     cfg->stages = best_stages;
     cfg->threads = SM90_THREADS(best_nc);
     cfg->consumers = best_nc;
+    cfg->pingpong = best_pp;
     cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
@@ -427,16 +475,19 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 rows "
-             "each), %d-box epilogue ring, %s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_es,
+             "each%s), %d-box epilogue ring, %s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_pp ? ", ping-pong: whole tiles in turn" : "", best_es,
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int epi, bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int epi, bool tma_epi)
 {
+    if (pp) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pp(bn, epi)
+                                   : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pp(bn, epi)
+                                                            : NULL;
     if (dt == IGEMM_DTYPE_BF16) {
         if (nc == 3) return igemm_sm90_pick_bf16_nc3(bn, epi, tma_epi);
         return bm == 256 ? igemm_sm90_pick_bf16_wm2(bn, epi, tma_epi) : igemm_sm90_pick_bf16_wm1(bn, epi, tma_epi);
@@ -464,7 +515,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, epi, tma_store != 0);
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, epi, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",

@@ -303,7 +303,7 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
  * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
  * (into the consumers' epilogue rings of a.epi_slots boxes), warpgroups 1 .. NC are the consumers. */
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -312,7 +312,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                    const __grid_constant__ igemm_sm90_args_t a)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
-    constexpr uint32_t A_STAGE = 64u * WM * NC * SM90_BK * 2; /* 16, 24 or 32 KB */
+    constexpr int TILE_WG = PP ? 1 : NC; /* consumer warpgroups per tile (ping-pong: one) */
+    constexpr uint32_t A_STAGE = 64u * WM * TILE_WG * SM90_BK * 2; /* 16, 24 or 32 KB */
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
@@ -330,6 +331,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
+    const uint32_t order_bar = rempty_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* ping-pong: [consumer] */
 
     /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
      * cluster id = block id): the cluster walks units c, c + clusters, ... */
@@ -350,13 +352,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_mbarrier_init(full_bar + 8u * i, 1);
             /* a stage is free once every consumer warp of the cluster has released it: the
              * filter half this CTA multicasts lands in every CTA's stage */
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(NC) * (uint32_t)CM);
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG) * (uint32_t)CM);
         }
         for (int c = 0; c < NC; c++)
             for (int i = 0; i < ES; i++) {
                 ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
                 ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
             }
+        if (PP) /* consumer c may start a mainloop once the other has passed its previous one */
+            for (int c = 0; c < 2; c++) ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
         ptx_fence_mbarrier_init_release_cluster();
     }
     if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
@@ -429,24 +433,49 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_prefetch_tensormap(&tmap_r);
             int slot = 0;
             uint32_t phase = 0;
-            for (int unit = unit0; unit < a.num_units; unit += unit_step) {
+            int slot1 = 0; /* ping-pong: consumer 1's ring position (slot/phase: consumer 0's) */
+            uint32_t phase1 = 0;
+            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
                 int m0, n0, kb0, kb1;
                 sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
                 if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
-                for (int ch = 0; ch < NCH; ch++) {
-                    if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
-                    for (int i = 0; i < WM; i++) {
-                        for (int c = 0; c < NC; c++) {
-                            const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
-                            ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
+                if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
+                    const int c = j & 1;
+                    int sl = c ? slot1 : slot;
+                    uint32_t ph = c ? phase1 : phase;
+                    for (int ch = 0; ch < NCH; ch++) {
+                        if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                        for (int i = 0; i < WM; i++) {
+                            const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
+                            ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
                             ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
-                            ptx_cp_async_bulk_tensor_2d_tile(
-                                epi_smem + (uint32_t)(c * ES + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
-                                rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS, m0 + 64 * (WM * c + i));
+                            ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * SM90_EPI_BUF_BYTES,
+                                                             &tmap_r, rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
+                                                             m0 + 64 * i);
+                            if (++sl == ES) {
+                                sl = 0;
+                                ph ^= 1u;
+                            }
                         }
-                        if (++slot == ES) {
-                            slot = 0;
-                            phase ^= 1u;
+                    }
+                    if (c) slot1 = sl, phase1 = ph;
+                    else slot = sl, phase = ph;
+                } else {
+                    for (int ch = 0; ch < NCH; ch++) {
+                        if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                        for (int i = 0; i < WM; i++) {
+                            for (int c = 0; c < NC; c++) {
+                                const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
+                                ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
+                                ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
+                                ptx_cp_async_bulk_tensor_2d_tile(
+                                    epi_smem + (uint32_t)(c * ES + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
+                                    rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS, m0 + 64 * (WM * c + i));
+                            }
+                            if (++slot == ES) {
+                                slot = 0;
+                                phase ^= 1u;
+                            }
                         }
                     }
                 }
@@ -491,11 +520,24 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    for (int unit = unit0; unit < a.num_units; unit += unit_step) {
+    int own = 0; /* ping-pong: this consumer's tiles so far */
+    for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
         sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
-        const int row0 = 64 * WM * cw; /* this consumer's first row inside the tile */
+        if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk stages of the ring */
+            const int adv = stage + nk;
+            stage = adv % S;
+            phase ^= (uint32_t)((adv / S) & 1);
+            continue;
+        }
+        const int row0 = PP ? 0 : 64 * WM * cw; /* this consumer's first row inside the tile */
+        if (PP && (cw == 1 || own > 0)) {
+            /* mainloops in turn: wait until the other consumer has passed every full barrier of
+             * the preceding tile, so that no wait here can alias a stage's earlier phase (one
+             * parity bit tells only adjacent phases apart) */
+            ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)cw, (uint32_t)((cw == 1 ? own : own - 1) & 1));
+        }
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
         if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
             const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
@@ -532,6 +574,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 stage = 0;
                 phase ^= 1u;
             }
+        }
+        if (PP) { /* this mainloop passed its full barriers: the other consumer's turn */
+            if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(cw ^ 1));
+            own++;
         }
         ptx_wgmma_wait_group<0>();
 #pragma unroll
@@ -715,6 +761,8 @@ sm90_kernel_fn igemm_sm90_pick_bf16_nc3(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_wm1(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_nc3(int bn, int epi, bool tma_epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pp(int bn, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
@@ -745,6 +793,21 @@ sm90_kernel_fn igemm_sm90_pick_f16_nc3(int bn, int epi, bool tma_epi);
     sm90_kernel_fn NAME(int bn, int epi, bool tma_epi)                                                 \
     {                                                                                                  \
         if (bn == 128) return SM90_PICK_BN(DT, 128, 1, 3, epi, tma_epi);                               \
+        return NULL;                                                                                   \
+    }
+
+/* ping-pong instances (2 consumers, each a whole 128 x BN tile in turn; TMA stores only) */
+#define SM90_DEFINE_PICK_PP(NAME, DT)                                                                  \
+    sm90_kernel_fn NAME(int bn, int epi)                                                               \
+    {                                                                                                  \
+        if (bn == 128)                                                                                 \
+            return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 0, true, 2, true>           \
+                   : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 1, true, 2, true>           \
+                              : igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 2, true, 2, true>;          \
+        if (bn == 64)                                                                                  \
+            return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 0, true, 2, true>            \
+                   : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 1, true, 2, true>            \
+                              : igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 2, true, 2, true>;           \
         return NULL;                                                                                   \
     }
 
