@@ -8,8 +8,9 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
-# optional stages: diag sweep ncudur fusediag splitsweep cluster (Nsight Compute, tile/split sweeps,
-# clusters on against off)
+# optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
+# sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
+# two planner settings), dnncfg (cuDNN's kernels and launch shapes)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -20,8 +21,7 @@ CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.
 [ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9 && export LD_LIBRARY_PATH=$CUDNN_DIR:${LD_LIBRARY_PATH:-}
 SUMMARY=$OUT/summary.txt
 CHK=$OUT/checks.log   # smoke, check, sanitizer, SASS, ncu: one file (the device returns at most 8)
-: > "$CHK"
-: > "$SUMMARY"
+if [ -z "${GPU_CHECK_APPEND:-}" ]; then : > "$CHK"; : > "$SUMMARY"; fi  # GPU_CHECK_APPEND=1: several calls, one set of logs
 note() { echo "$*" | tee -a "$SUMMARY"; }
 has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 T0=$(date +%s)
@@ -69,16 +69,17 @@ stage_sanitize() {
   stamp sanitize
   # the fourth case forces the 256 x 128 tile (WM = 2): its 5-box residual ring under racecheck;
   # the fifth the same tile with a 2-slot ring (residual boxes reloaded inside the epilogue);
-  # the sixth the 192 x 128 tile (3 consumer warpgroups)
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1"; do
+  # the sixth the 192 x 128 tile (3 consumer warpgroups); the seventh ping-pong consumers on a
+  # 4-CTA grid (each consumer several tiles, in turn)
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_FORCE_NC
-      case "$s" in nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID
+      case "$s" in pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_FORCE_NC
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID
 }
 stage_ncuconv1() {
   stamp ncuconv1
@@ -168,7 +169,7 @@ stage_epidiag() {
   # the plain instance against the ReLU-only general instance (EPI 1, no residual) on a 128x64-tile
   # layer: where the general instance's extra time goes (ncu stall samples per SASS line)
   grep -E "^${EPIDIAG_LAYER:-vgg_3x3_64}," "$IGEMM_SHAPES" > /tmp/ed.csv
-  for parts in plain a; do
+  for parts in ${EPIDIAG_PARTS:-plain a}; do
     if [ $parts = plain ]; then F=""; else F="--fused"; fi
     { echo "=== epidiag $parts"; IGEMM_BENCH_FUSED_PARTS=$parts timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats --import-source yes -o /tmp/ed_$parts -f \
         ./build/igemm bench $F --shapes /tmp/ed.csv --iters 3 --warmup 1 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
@@ -232,6 +233,37 @@ stage_pybench() {
   stamp pybench
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 python/bench.py --shapes "$IGEMM_SHAPES" --png "$OUT/bench_speedup.png" >> "$OUT/py.log" 2>&1; note "python bench rc=$?"
   tail -40 "$OUT/py.log" | tee -a "$SUMMARY"
+}
+stage_abfused() {
+  stamp abfused
+  # fused conv+bias+residual+ReLU, ours only: the build in $AB_OLD (carried, e.g. out/old) against build/
+  AB_FUSED=1 OUT=/tmp/abf bash tools/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abf_res.txt 2>&1
+  { echo "=== fused A/B: build (new) vs ${AB_OLD:-out/old} (old)"; cat /tmp/abf_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
+}
+stage_abplain() {
+  stamp abplain
+  OUT=/tmp/abp bash tools/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abp_res.txt 2>&1
+  { echo "=== plain A/B: build (new) vs ${AB_OLD:-out/old} (old)"; cat /tmp/abp_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
+}
+stage_abknob() {
+  stamp abknob
+  # one build, two planner settings (AB_KNOB_OLD / AB_KNOB_NEW: VAR=value words) on AB_KNOB_SHAPES
+  # (a regex of layer names; default all), plain or (AB_KNOB_FUSED=1) fused
+  grep -E "^(${AB_KNOB_SHAPES:-.*})," "$IGEMM_SHAPES" > /tmp/abk.csv
+  IGEMM_SHAPES=/tmp/abk.csv AB_FUSED=${AB_KNOB_FUSED:-} AB_OLD_ENV="${AB_KNOB_OLD:-}" AB_NEW_ENV="${AB_KNOB_NEW:-}" OUT=/tmp/abk \
+    bash tools/ab_bench.sh build build > /tmp/abk_res.txt 2>&1
+  { echo "=== knob A/B${AB_KNOB_FUSED:+ (fused)}: new [${AB_KNOB_NEW:-}] vs old [${AB_KNOB_OLD:-}]"; cat /tmp/abk_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
+}
+stage_dnncfg() {
+  stamp dnncfg
+  # what cuDNN launches on the given layers (kernel name, grid, block, cluster, shared memory, duration)
+  grep -E "^(${DNNCFG_SHAPES:-r50_l3_1x1_1024_256|r50_l4_1x1_2048_512|r50_l4_3x3_512})," "$IGEMM_SHAPES" > /tmp/dc.csv
+  while IFS= read -r s; do
+    echo "$s" > /tmp/dc1.csv
+    { echo "=== dnncfg ${s%%,*}"; timeout 120 ncu --clock-control none -k regex:"^(nvjet|sm90|sm80|cutlass|xmma|cudnn|implicit|void cudnn)" --launch-skip 0 --launch-count 12 --section LaunchStats --section SpeedOfLight \
+        ./build/igemm bench --shapes /tmp/dc1.csv --vs cudnn --iters 2 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|Grid Size|Block Size|Cluster Size|Registers Per|Dynamic Shared|Waves" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | awk '/\(/{k=substr($0,1,150); c[k]++} c[k]<=1' | head -24; } >> "$OUT/diag.log" 2>&1
+  done < /tmp/dc.csv
+  grep -E "=== dnncfg|^  [a-zA-Z_]|Duration|Cluster Size|Grid Size" "$OUT/diag.log" | cut -c1-170 | tee -a "$SUMMARY" > /dev/null
 }
 for st in $STAGES; do
   if declare -f "stage_$st" > /dev/null; then stage_$st; else note "unknown stage: $st"; fi
