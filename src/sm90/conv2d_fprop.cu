@@ -425,11 +425,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     /* Ping-pong (each consumer a whole 128-row tile, mainloops in turn, one consumer's epilogue
      * under the other's mainloop) for a residual epilogue on layers of 2+ tiles per CTA, in
      * place of a 2-consumer plan of BN <= 128: forced against the cooperative plans it cut the
-     * fused time 2-7% on 17 of the 19 such layers of bench/shapes.csv and lost on one-wave
-     * layers (a consumer idles) and on 256-row one-k-block tiles (nothing to overlap; S5-4).
+     * fused time 2-7% on most such layers of bench/shapes.csv and lost on one-wave layers (a
+     * consumer idles), on 256-row one-k-block tiles (nothing to overlap) and on 72-k-block
+     * mainloops (the epilogue is too small a part to hide; 4-5% slower in run S5-5). S5-4/S5-5.
      * IGEMM_SM90_PINGPONG=0 turns the rule off. */
     if (!best_pp && pp_ok && p->has_residual && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
-        !(best_wm == 2 && k_iters < 2) && !(fpp_s && atoi(fpp_s) == 0) &&
+        !(best_wm == 2 && k_iters < 2) && k_iters < 64 && !(fpp_s && atoi(fpp_s) == 0) &&
         ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 2 * (int64_t)sms) {
         int es = sm90_epi_slots(128, 2, best_bn, 2, 1, k_iters, 0, dev->smem_optin_per_block);
         if (fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
