@@ -22,7 +22,10 @@
  *                rows 64*WM*i .. of the BM = 64*WM*NC row tile (WM = 1 or 2 blocks of 64
  *                rows) and issues wgmma.mma_async m64nBNk16 (4*WM per k-block), keeps 1 wgmma
  *                group in flight, releases the previous stage, then runs the epilogue of the
- *                tile.
+ *                tile. Ping-pong (PP): each consumer owns a whole BM = 64*WM tile instead and
+ *                the two take the CTA's tiles in turn (skipping each other's ring stages);
+ *                two order mbarriers run their mainloops in turn, so one's epilogue runs
+ *                under the other's mainloop (fused multi-wave layers; docs/perf.md S5-4).
  *   Work units = (tile, split) pairs, split-major, tiles rasterised in groups of GROUP_M
  *   M-tiles (consecutive units share the filter tile in L2). CTA b takes units b, b + grid,
  *   ...; all roles walk the same sequence, decoding units with host-made fast divisors
@@ -208,7 +211,7 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
  * is worth more than the residual latency the smaller ring exposes in the epilogue (two box
  * loads per tile). A plan of one unit per CTA (one_wave) has no next tile to load ahead: at
  * most the tile's boxes, the rest of the memory goes to stages. Measured, fused (docs/perf.md
- * S4-2, S5-1): 2 slots cut 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K
+ * S4-2, S5-2): 2 slots cut 6-13% on the long-K 256x128 layers and cost 10-29% on the short-K
  * ones; boxes + 1 instead of + 2 on 128x64 tiles cut vgg_3x3_64 5% (8 stages instead of 7)
  * and cost r50_l1_1x1_64_64 (one k-block) 5%; one_wave cut the one-wave layers 2-4%. */
 static int sm90_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave,
