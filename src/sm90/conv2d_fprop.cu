@@ -215,9 +215,10 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
  * ones; boxes + 1 instead of + 2 on 128x64 tiles cut vgg_3x3_64 5% (8 stages instead of 7)
  * and cost r50_l1_1x1_64_64 (one k-block) 5%; one_wave cut the one-wave layers 2-4%. */
 static int sm90_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave,
-                          int smem_optin)
+                          int forced, int smem_optin)
 {
     if (!residual_ring) return 2;
+    if (forced >= 2 && forced <= SM90_MAX_EPI_SLOTS) return forced; /* IGEMM_SM90_RES_SLOTS */
     const int boxes = wm * (bn / SM90_EPI_COLS);
     const int cap = one_wave ? (boxes < 2 ? 2 : boxes) : SM90_MAX_EPI_SLOTS;
     int es = boxes + 1;
@@ -310,7 +311,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
                  (long long)p->gemm_m, (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
-    if (sm90_stages_for(128, 64, 2, sm90_epi_slots(128, 1, 64, 2, 1, 1, 0, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
+    if (sm90_stages_for(128, 64, 2, sm90_epi_slots(128, 1, 64, 2, 1, 1, 0, 0, dev->smem_optin_per_block), dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
@@ -393,9 +394,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
             const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual;
-            int es = sm90_epi_slots(bm, wm, bn, nc, res_ring, (k_iters + split - 1) / split, units <= sms,
-                                    dev->smem_optin_per_block);
-            if (res_ring && fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
+            const int es = sm90_epi_slots(bm, wm, bn, nc, res_ring, (k_iters + split - 1) / split, units <= sms,
+                                          fes, dev->smem_optin_per_block);
             const int stages = sm90_stages_for(bm, bn, nc, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
@@ -435,8 +435,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     if (!best_pp && pp_ok && p->has_residual && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
         !(best_wm == 2 && k_iters < 2) && k_iters < 64 && !(fpp_s && atoi(fpp_s) == 0) &&
         ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 2 * (int64_t)sms) {
-        int es = sm90_epi_slots(128, 2, best_bn, 2, 1, k_iters, 0, dev->smem_optin_per_block);
-        if (fes >= 2 && fes <= SM90_MAX_EPI_SLOTS) es = fes;
+        const int es = sm90_epi_slots(128, 2, best_bn, 2, 1, k_iters, 0, fes, dev->smem_optin_per_block);
         const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
         if (stages >= 2) {
             best_pp = 1;
@@ -509,6 +508,16 @@ static igemm_status_t sm90_cuda_fail(const char *what, cudaError_t e)
                            cudaGetErrorName(e));
 }
 
+/* The tensor map of an [M, K] 16-bit epilogue operand (y or the residual): 64 x 64 boxes,
+ * 128B-swizzled like the staging boxes. */
+static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const void *ptr, CUtensorMap *map)
+{
+    const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
+    const uint64_t strides[1] = {(uint64_t)p->k * 2};
+    const uint32_t box[2] = {SM90_EPI_COLS, 64};
+    return igemm_tmap_encode_tiled(map, p->out_dtype, ptr, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
 static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
                                void *state, void *stream)
 {
@@ -575,23 +584,15 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     }
 
     if (tma_store && (!st->have_y || st->y_key != p->y)) {
-        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
-        const uint64_t strides[1] = {(uint64_t)p->k * 2};
-        const uint32_t box[2] = {SM90_EPI_COLS, 64};
         st->have_y = 0;
-        rc = igemm_tmap_encode_tiled(&st->tmap_y, p->out_dtype, p->y, 2, dims, strides, box,
-                                     CU_TENSOR_MAP_SWIZZLE_128B);
+        rc = sm90_encode_epi_map(p, p->y, &st->tmap_y);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->y_key = p->y;
         st->have_y = 1;
     }
     if (tma_store && p->has_residual && (!st->have_r || st->r_key != p->residual)) {
-        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
-        const uint64_t strides[1] = {(uint64_t)p->k * 2};
-        const uint32_t box[2] = {SM90_EPI_COLS, 64};
         st->have_r = 0;
-        rc = igemm_tmap_encode_tiled(&st->tmap_r, p->out_dtype, p->residual, 2, dims, strides, box,
-                                     CU_TENSOR_MAP_SWIZZLE_128B);
+        rc = sm90_encode_epi_map(p, p->residual, &st->tmap_r);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->r_key = p->residual;
         st->have_r = 1;

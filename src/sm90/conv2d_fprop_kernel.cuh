@@ -765,10 +765,12 @@ sm90_kernel_fn igemm_sm90_pick_bf16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
+#define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi)                                                     \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP>                        \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP>                        \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP>)
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
-    ((tma_epi) ? ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC>              \
-                  : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC>              \
-                               : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC>)             \
+    ((tma_epi) ? SM90_PICK_TMA_EPI(DT, BN, WM, NC, false, epi)                                        \
                : ((epi) == 0 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, false, NC>               \
                              : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, false, NC>))
 
@@ -800,14 +802,8 @@ sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 #define SM90_DEFINE_PICK_PP(NAME, DT)                                                                  \
     sm90_kernel_fn NAME(int bn, int epi)                                                               \
     {                                                                                                  \
-        if (bn == 128)                                                                                 \
-            return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 0, true, 2, true>           \
-                   : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 1, true, 2, true>           \
-                              : igemm_sm90_conv2d_fprop_kernel<DT, 128, 2, 2, true, 2, true>;          \
-        if (bn == 64)                                                                                  \
-            return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 0, true, 2, true>            \
-                   : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 1, true, 2, true>            \
-                              : igemm_sm90_conv2d_fprop_kernel<DT, 64, 2, 2, true, 2, true>;           \
+        if (bn == 128) return SM90_PICK_TMA_EPI(DT, 128, 2, 2, true, epi);                             \
+        if (bn == 64) return SM90_PICK_TMA_EPI(DT, 64, 2, 2, true, epi);                               \
         return NULL;                                                                                   \
     }
 
