@@ -461,13 +461,16 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
         if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 9) % 2 ? "2" : "1", 1);
-        /* and a quarter of them with the smallest residual ring (boxes reloaded in the epilogue) */
+        /* and half of them with the residual through the epilogue ring instead of the operand
+         * ring, half of those with its smallest ring (boxes reloaded in the epilogue) */
+        if (path == IGEMM_PATH_SM90 && i % 2 == 0) setenv("IGEMM_SM90_RES_MODE", "1", 1);
         if (path == IGEMM_PATH_SM90 && i % 4 == 2) setenv("IGEMM_SM90_RES_SLOTS", "2", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
         unsetenv("IGEMM_SM90_RES_SLOTS");
+        unsetenv("IGEMM_SM90_RES_MODE");
         unsetenv("IGEMM_SM90_FORCE_NC");
         unsetenv("IGEMM_SM90_PINGPONG");
         unsetenv("IGEMM_SM90_GRID");
@@ -738,7 +741,7 @@ TEST(gpu_sm90_cluster_on_off)
 }
 
 /* Two live plans that run the same sm90 kernel instance with different shared-memory needs
- * (a residual deepens the epilogue ring and drops a stage): each must still launch after the
+ * (a residual through the epilogue ring deepens it and drops a stage): each must still launch after the
  * other ran. The kernel's dynamic-smem limit is process-wide; a plan lowering it to its own
  * need broke the other plan's next launch (found by the torch.compile test). */
 TEST(gpu_plans_share_kernel)
@@ -765,7 +768,10 @@ TEST(gpu_plans_share_kernel)
     igemm_plan_options_t o = igemm_plan_options_default();
     igemm_plan_t *a = NULL, *b = NULL;
     REQUIRE(igemm_plan_create(&a, &p1.d, &p1.e, &o) == IGEMM_STATUS_SUCCESS);
-    REQUIRE(igemm_plan_create(&b, &p2.d, &p2.e, &o) == IGEMM_STATUS_SUCCESS);
+    setenv("IGEMM_SM90_RES_MODE", "1", 1); /* the residual path that takes epilogue-ring memory */
+    const igemm_status_t sb = igemm_plan_create(&b, &p2.d, &p2.e, &o);
+    unsetenv("IGEMM_SM90_RES_MODE");
+    REQUIRE(sb == IGEMM_STATUS_SUCCESS);
     for (int rep = 0; rep < 2; rep++) {
         CHECK_MSG(problem_run(&p1, a, NULL) == IGEMM_STATUS_SUCCESS, "plan A run %d: %s", rep, igemm_last_error());
         problem_check(&p1, "shared kernel A", NULL);

@@ -367,6 +367,11 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * applies, else the rule after the search below picks it */
     const char *fpp_s = getenv("IGEMM_SM90_PINGPONG");
     const int pp_ok = sm90_tma_store_ok(p, 1), fpp = fpp_s && atoi(fpp_s) == 1 && pp_ok;
+    /* a TMA-loaded residual goes through the operand ring (mode 2) in cooperative plans and
+     * through the epilogue ring (mode 1) in ping-pong ones (S6-1: ping-pong with the operand ring
+     * ran 5-14% slower, cooperative with it up to 9% faster); IGEMM_SM90_RES_MODE=1|2 forces one */
+    const char *frm_s = getenv("IGEMM_SM90_RES_MODE");
+    const int frm = frm_s && (atoi(frm_s) == 1 || atoi(frm_s) == 2) ? atoi(frm_s) : 0;
     double best_t = 0.0;
     int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0, best_pp = 0;
     for (int ci = 0; ci < 8; ci++) {
@@ -393,9 +398,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
-            const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual;
-            const int es = sm90_epi_slots(bm, wm, bn, nc, res_ring, (k_iters + split - 1) / split, units <= sms,
-                                          fes, dev->smem_optin_per_block);
+            const int res_ring = sm90_tma_store_ok(p, split) && p->has_residual ? (frm ? frm : pp ? 1 : 2) : 0;
+            const int es = sm90_epi_slots(bm, wm, bn, nc, res_ring == 1, (k_iters + split - 1) / split,
+                                          units <= sms, fes, dev->smem_optin_per_block);
             const int stages = sm90_stages_for(bm, bn, nc, es, dev->smem_optin_per_block);
             if (stages < 2) continue;
             const double e = stages < 4 ? eff * 0.9 : eff;
@@ -408,7 +413,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             /* a residual ring smaller than the tile reloads boxes inside every epilogue: on
              * multi-wave layers that measured ~3 us per 256x128 tile (128x128 tiles ran 4-9%
              * faster fused on vgg_3x3_128/256 and sd_vae_3x3_128/256, S5-2) */
-            if (res_ring && es < wm * (bn / SM90_EPI_COLS) && waves > 1) t *= 1.3;
+            if (res_ring == 1 && es < wm * (bn / SM90_EPI_COLS) && waves > 1) t *= 1.3;
             if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
             if (best_bn == 0 || t < best_t) {
                 best_t = t;
@@ -431,11 +436,16 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * fused time 2-7% on most such layers of bench/shapes.csv and lost on one-wave layers (a
      * consumer idles), on 256-row one-k-block tiles (nothing to overlap) and on 72-k-block
      * mainloops (the epilogue is too small a part to hide; 4-5% slower in run S5-5). S5-4/S5-5.
+     * Since the cooperative plans take the residual through the operand ring (S6-1), ping-pong
+     * (with the epilogue ring) stays ahead only where epilogues are frequent: mainloops of at
+     * most 18 k-blocks and 4+ ping-pong tiles per CTA (l1/l2 layers, vgg_3x3_64/128,
+     * sd_vae_3x3_128: 1-15% faster); with 36 k-blocks or 3 tiles per CTA the cooperative
+     * 256-row tile won by 2-5% (vgg_3x3_256, sd_vae_3x3_256, r50_l3_1x1_256_1024).
      * IGEMM_SM90_PINGPONG=0 turns the rule off. */
     if (!best_pp && pp_ok && p->has_residual && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
-        !(best_wm == 2 && k_iters < 2) && k_iters < 64 && !(fpp_s && atoi(fpp_s) == 0) &&
-        ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 2 * (int64_t)sms) {
-        const int es = sm90_epi_slots(128, 2, best_bn, 2, 1, k_iters, 0, fes, dev->smem_optin_per_block);
+        !(best_wm == 2 && k_iters < 2) && k_iters <= 18 && !(fpp_s && atoi(fpp_s) == 0) &&
+        ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 4 * (int64_t)sms) {
+        const int es = sm90_epi_slots(128, 2, best_bn, 2, frm != 2, k_iters, 0, fes, dev->smem_optin_per_block);
         const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
         if (stages >= 2) {
             best_pp = 1;
@@ -472,16 +482,20 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
+    cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 rows "
-             "each%s), %d-box epilogue ring, %s, persistent grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_pp ? ", ping-pong: whole tiles in turn" : "", best_es,
+             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 rows each%s), "
+             "%d staging boxes%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_pp ? ", ping-pong" : "", best_es,
+             cfg->res_mode == 2   ? ", residual via operand ring"
+             : cfg->res_mode == 1 ? ", residual via staging ring"
+                                  : "",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
-             best_split > 1 ? " (fp32 workspace + reduce kernel)" : "", cfg->smem_bytes, best_t);
+             best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -614,7 +628,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.c_blocks = (int32_t)((p->c + SM90_BK - 1) / SM90_BK);
     a.k_iters = (int32_t)(p->r * p->s * a.c_blocks);
     a.bm = cfg->bm;
-    a.res_ring = tma_store && p->has_residual && general;
+    a.res_ring = tma_store && p->has_residual && general ? cfg->res_mode : 0;
     a.epi_slots = cfg->variant; /* sm90_epi_slots() of this plan, as its smem_bytes counted */
     a.cluster_m = cm;
     a.tiles_m = (int32_t)(((p->gemm_m + cfg->bm - 1) / cfg->bm + cm - 1) / cm); /* cluster rows */

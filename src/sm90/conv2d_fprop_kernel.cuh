@@ -19,6 +19,7 @@
 #include "../common/fastdiv.h"
 #include "../internal.h"
 #include "../ptx/cluster.cuh"
+#include "../ptx/elect.cuh"
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
@@ -71,7 +72,13 @@ typedef struct igemm_sm90_args {
     int32_t bm;        /* rows per tile: 64 * WM * NC */
     int32_t epi_slots; /* epilogue ring: 64 x 64 boxes per consumer (TMA epilogue: 2, or with a
                           residual the tile's boxes + 1), each staging its chunk's residual and output */
-    int32_t res_ring;  /* 1: the residual producer TMA-loads each chunk's residual into its ring slot */
+    int32_t res_ring;  /* TMA-loaded residual (TMA epilogue with a residual), by mode:
+                          1 (epilogue ring): the residual producer loads each chunk's residual
+                            into the consumer's epilogue-ring slot, which then stages its output;
+                          2 (operand ring): the A/B producer loads each chunk's residual
+                            (BM x 64) into the A part of the next operand-ring stage after the
+                            tile's k-blocks; the consumers read it there and release the stage;
+                          0: none (or global loads on the direct-store path) */
     int32_t sb_vec2;   /* gemm_n even and scale/bias (where given) 8-byte aligned: float2 loads */
     const float *scale;
     const float *bias;
@@ -281,6 +288,17 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     }
 }
 
+/* Operand-ring residual stages of the tile at column n0 (a.res_ring == 2): one per 64-column
+ * chunk that starts inside N; 0 in every other mode. Producer and consumers both count with it. */
+template <int BN>
+static __device__ __forceinline__ int sm90_res_chunks(const igemm_sm90_args_t &a, int n0)
+{
+    if (a.res_ring != 2) return 0;
+    const int64_t left = a.gemm_n - n0;
+    const int64_t c = (left + SM90_EPI_COLS - 1) / SM90_EPI_COLS;
+    return c < BN / SM90_EPI_COLS ? (int)c : BN / SM90_EPI_COLS;
+}
+
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
  * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
@@ -293,6 +311,78 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
     ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
+/* Residual producer of the epilogue-ring path (a.res_ring == 1; warp 1 lane 0): the residual box
+ * of every epilogue chunk, in the consumers' order, into the chunk's ring slot once the store of
+ * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
+ * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
+ * every TMA of the fused instances: their mainloops ran 10-14% slower, docs/perf.md S6-2). */
+template <int BN, int WM, int NC, bool PP>
+static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
+                                                           uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
+                                                           int ES, int unit0, int unit_step, int rank)
+{
+    constexpr int NCH = BN / SM90_EPI_COLS;
+
+    /* ------------------------------------------------- residual producer: the residual
+     * box of every epilogue chunk, in the consumers' order, into the chunk's ring slot
+     * once the store of the slot's previous chunk has read it (up to ES - 1 ahead) */
+    const bool leader = ptx_elect_one_sync(); /* the whole warp loops; one lane issues */
+    if (leader) ptx_prefetch_tensormap(tmap_r);
+    int slot = 0;
+    uint32_t phase = 0;
+    int slot1 = 0; /* ping-pong: consumer 1's ring position (slot/phase: consumer 0's) */
+    uint32_t phase1 = 0;
+    for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
+        int m0, n0, kb0, kb1;
+        sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
+        if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
+        if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
+            const int c = j & 1;
+            int sl = c ? slot1 : slot;
+            uint32_t ph = c ? phase1 : phase;
+            for (int ch = 0; ch < NCH; ch++) {
+                if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                for (int i = 0; i < WM; i++) {
+                    const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
+                    ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
+                    if (leader) {
+                        ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
+                        ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * SM90_EPI_BUF_BYTES,
+                                                         tmap_r, rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
+                                                         m0 + 64 * i);
+                    }
+                    if (++sl == ES) {
+                        sl = 0;
+                        ph ^= 1u;
+                    }
+                }
+            }
+            if (c) slot1 = sl, phase1 = ph;
+            else slot = sl, phase = ph;
+        } else {
+            for (int ch = 0; ch < NCH; ch++) {
+                if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                for (int i = 0; i < WM; i++) {
+                    for (int c = 0; c < NC; c++) {
+                        const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
+                        ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
+                        if (leader) {
+                            ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
+                            ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + slot) * SM90_EPI_BUF_BYTES,
+                                                             tmap_r, rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
+                                                             m0 + 64 * (WM * c + i));
+                        }
+                    }
+                    if (++slot == ES) {
+                        slot = 0;
+                        phase ^= 1u;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* The persistent warp-specialised kernel.
  *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
  *   consumer; NC: consumer warpgroups (2, or 3 with WM = 1: 512 threads, 128 registers at
@@ -301,8 +391,10 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
  *   or ReLU, 2 the same with any activation (the others out of line: rarely used code kept out
  *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
- * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages), warp 1 lane 0 loads residual boxes
- * (into the consumers' epilogue rings of a.epi_slots boxes), warpgroups 1 .. NC are the consumers. */
+ * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages) and, with a.res_ring == 2, each tile's
+ * residual chunks into the same ring after its k-blocks; warp 1 lane 0 (a.res_ring == 1) loads
+ * residual boxes into the consumers' epilogue rings of a.epi_slots boxes; warpgroups 1 .. NC are
+ * the consumers. */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
@@ -373,8 +465,16 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
-        if (threadIdx.x == 0) {
+        /* producer roles by warp, with warp-uniform control flow: the whole warp runs the loop
+         * (so its values stay on the uniform datapath) and the elected lane issues each
+         * arrival and TMA. (Single-thread producer branches left the loop's coordinates in
+         * vector registers in the fused instances, R2UR before every TMA inside the elect
+         * loop: their mainloops ran 10-14% slower than the plain instance's, S6-2.) */
+        const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
+        if (pwarp == 0) {
             /* ------------------------------------------------------- A/B producer */
+            const bool leader = ptx_elect_one_sync();
+            if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
             for (int unit = unit0; unit < a.num_units; unit += unit_step) {
@@ -398,21 +498,23 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 for (int kb = kb0; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
-                    ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
-                    if (a.a_tiled)
-                        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                         cb * SM90_BK, m0);
-                    else
-                        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                           cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
-                                                           (uint16_t)(r * a.dil_h));
-                    if (CM > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
-                        ptx_cp_async_bulk_tensor_4d_tile_multicast(
-                            b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2), &tmap_w,
-                            fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
-                    else
-                        ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
-                                                         cb * SM90_BK, s, r, n0);
+                    if (leader) {
+                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
+                        if (a.a_tiled)
+                            ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
+                                                             cb * SM90_BK, m0);
+                        else
+                            ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
+                                                               cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
+                                                               (uint16_t)(r * a.dil_h));
+                        if (CM > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
+                            ptx_cp_async_bulk_tensor_4d_tile_multicast(
+                                b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
+                                &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
+                        else
+                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
+                                                             cb * SM90_BK, s, r, n0);
+                    }
                     if (++cb == a.c_blocks) {
                         cb = 0;
                         if (++s == a.filter_s) {
@@ -425,61 +527,33 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         phase ^= 1u;
                     }
                 }
-            }
-        } else if (TMA_EPI && GENERAL && threadIdx.x == 32 && a.res_ring) {
-            /* ------------------------------------------------- residual producer: the residual
-             * box of every epilogue chunk, in the consumers' order, into the chunk's ring slot
-             * once the store of the slot's previous chunk has read it (up to ES - 1 ahead) */
-            ptx_prefetch_tensormap(&tmap_r);
-            int slot = 0;
-            uint32_t phase = 0;
-            int slot1 = 0; /* ping-pong: consumer 1's ring position (slot/phase: consumer 0's) */
-            uint32_t phase1 = 0;
-            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
-                int m0, n0, kb0, kb1;
-                sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
-                if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
-                if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
-                    const int c = j & 1;
-                    int sl = c ? slot1 : slot;
-                    uint32_t ph = c ? phase1 : phase;
-                    for (int ch = 0; ch < NCH; ch++) {
-                        if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
-                        for (int i = 0; i < WM; i++) {
-                            const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
-                            ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
-                            ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
-                            ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * SM90_EPI_BUF_BYTES,
-                                                             &tmap_r, rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
-                                                             m0 + 64 * i);
-                            if (++sl == ES) {
-                                sl = 0;
-                                ph ^= 1u;
-                            }
+                if (TMA_EPI && GENERAL && a.res_ring == 2) {
+                    /* operand-ring residual: one stage per 64-column chunk, its A part (BM x
+                     * 128 B) filled with the chunk's residual rows m0 .. m0 + BM - 1 as 64 x 64
+                     * boxes (rows past M zero-filled; phantom tiles too, so both CTAs of a
+                     * cluster keep the same stage sequence) */
+                    const int nres = sm90_res_chunks<BN>(a, n0);
+                    for (int ch = 0; ch < nres; ch++) {
+                        const uint32_t fb = full_bar + 8u * stage;
+                        ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
+                        if (leader) {
+                            ptx_mbarrier_arrive_expect_tx(fb, A_STAGE);
+#pragma unroll
+                            for (int b = 0; b < (int)(A_STAGE / SM90_EPI_BUF_BYTES); b++)
+                                ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE +
+                                                                     (uint32_t)b * SM90_EPI_BUF_BYTES,
+                                                                 &tmap_r, fb, n0 + ch * SM90_EPI_COLS, m0 + 64 * b);
                         }
-                    }
-                    if (c) slot1 = sl, phase1 = ph;
-                    else slot = sl, phase = ph;
-                } else {
-                    for (int ch = 0; ch < NCH; ch++) {
-                        if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
-                        for (int i = 0; i < WM; i++) {
-                            for (int c = 0; c < NC; c++) {
-                                const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
-                                ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, phase ^ 1u);
-                                ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
-                                ptx_cp_async_bulk_tensor_2d_tile(
-                                    epi_smem + (uint32_t)(c * ES + slot) * SM90_EPI_BUF_BYTES, &tmap_r,
-                                    rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS, m0 + 64 * (WM * c + i));
-                            }
-                            if (++slot == ES) {
-                                slot = 0;
-                                phase ^= 1u;
-                            }
+                        if (++stage == S) {
+                            stage = 0;
+                            phase ^= 1u;
                         }
                     }
                 }
             }
+        } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
+            sm90_residual_producer<BN, WM, NC, PP>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES, unit0, unit_step,
+                                                   rank);
         }
         /* no cluster barrier here: barrier.cluster.wait counts the cluster's non-exited threads,
          * and the consumers' final one keeps the CTA alive while the partner may still arrive
@@ -496,7 +570,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int warp = tid >> 5;
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
-    const bool res_ring = TMA_EPI && GENERAL && a.res_ring;
+    const bool res_ring = TMA_EPI && GENERAL && a.res_ring == 1; /* epilogue-ring residual */
     /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
     const uint32_t peer_empty = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
@@ -525,8 +599,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         int m0, n0, kb0, kb1;
         sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
-        if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk stages of the ring */
-            const int adv = stage + nk;
+        const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
+        if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
+            const int adv = stage + nk + nres;
             stage = adv % S;
             phase ^= (uint32_t)((adv / S) & 1);
             continue;
@@ -575,7 +650,21 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 phase ^= 1u;
             }
         }
-        if (PP) { /* this mainloop passed its full barriers: the other consumer's turn */
+        /* the tile's operand-ring residual stages follow its k-blocks: rstage/rphase is the
+         * first; each is waited on at its chunk and released once read */
+        const int rstage = stage;
+        const uint32_t rphase = phase;
+        if (nres > 0) {
+            const int adv = stage + nres;
+            stage = adv % S;
+            phase ^= (uint32_t)((adv / S) & 1);
+        }
+        if (PP) { /* this tile's full barriers all passed (the mainloop's, then the residual
+                     stages'): the other consumer's turn */
+            for (int r = 0, st = rstage; r < nres; r++) {
+                ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
+                if (++st == S) st = 0;
+            }
             if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(cw ^ 1));
             own++;
         }
@@ -585,7 +674,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
         sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
-        if (m0 >= a.gemm_m) continue; /* phantom tile (cluster partner of the last M-tile) */
+        if (m0 >= a.gemm_m) { /* phantom tile (cluster partner of the last M-tile): no epilogue */
+            for (int r = 0, st = rstage; r < nres; r++) {
+                ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
+                sm90_release_stage(empty_bar, peer_empty, st, lane == 0);
+                if (++st == S) st = 0;
+            }
+            continue;
+        }
 
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
          * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
@@ -638,6 +734,29 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     }
                 }
             }
+            /* operand-ring residual: this chunk's stage (BM rows x 64 columns, 64-row boxes),
+             * read into registers (16 per 64-row block) and released as soon as read, so the
+             * producer refills it while the chunk is computed (held through the chunk, it
+             * stalled the other ping-pong consumer's mainloop a ring length later): all blocks
+             * up front where the registers allow (RES_HOIST), else block by block, the stage
+             * released after the last block's read */
+            constexpr bool RES_HOIST = WM == 1 || BN <= 64;
+            uint32_t rres[WM][16];
+            const int rpos = rstage + ch;
+            const uint32_t rst = (uint32_t)(rpos % S);
+            if (TMA_EPI && GENERAL && nres > 0) {
+                ptx_mbarrier_wait_parity(full_bar + 8u * rst, rphase ^ (uint32_t)((rpos / S) & 1));
+                if (RES_HOIST) {
+#pragma unroll
+                    for (int i = 0; i < WM; i++)
+#pragma unroll
+                        for (int jp = 0; jp < 4; jp++)
+                            ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp],
+                                                              a_smem + rst * A_STAGE + (uint32_t)(row0 + 64 * i) * 128u +
+                                                                  (lane_box ^ (jp << 5)));
+                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0);
+                }
+            }
 #pragma unroll
             for (int i = 0; i < WM; i++) {
                 float *const v = &acc[i][32 * ch]; /* this chunk's 32 values: v[4jj + 2h + e] */
@@ -670,11 +789,26 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     }
                     /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                     if (GENERAL && a.has_residual) {
-                        if (TMA_EPI) { /* TMA epilogue: the residual is always in the ring slot */ /* each warp reads (and later overwrites) only its 16 rows */
+                        if (TMA_EPI) { /* TMA epilogue: the residual is in the epilogue-ring slot
+                                          (res_ring 1) or the operand-ring stage (2); each warp
+                                          reads (and in the slot later overwrites) only its 16 rows */
+                            if (nres == 0) {
+#pragma unroll
+                                for (int jp = 0; jp < 4; jp++)
+                                    ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp], box + (lane_box ^ (jp << 5)));
+                            } else if (!RES_HOIST) {
+#pragma unroll
+                                for (int jp = 0; jp < 4; jp++)
+                                    ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp],
+                                                                      a_smem + rst * A_STAGE +
+                                                                          (uint32_t)(row0 + 64 * i) * 128u +
+                                                                          (lane_box ^ (jp << 5)));
+                                if (i == WM - 1) sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0);
+                            }
 #pragma unroll
                             for (int jp = 0; jp < 4; jp++) {
-                                uint32_t rr[4]; /* {(2jp, h0), (2jp, h1), (2jp+1, h0), (2jp+1, h1)} */
-                                ldmatrix_sync_aligned_m8n8_x4_b16(rr, box + (lane_box ^ (jp << 5)));
+                                /* rres[i][4jp ..]: {(2jp, h0), (2jp, h1), (2jp+1, h0), (2jp+1, h1)} */
+                                const uint32_t *const rr = &rres[i][4 * jp];
 #pragma unroll
                                 for (int q4 = 0; q4 < 4; q4++) {
                                     const int jj = 2 * jp + (q4 >> 1), h = q4 & 1;
