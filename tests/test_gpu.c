@@ -465,12 +465,21 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
          * ring, half of those with its smallest ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 0) setenv("IGEMM_SM90_RES_MODE", "1", 1);
         if (path == IGEMM_PATH_SM90 && i % 4 == 2) setenv("IGEMM_SM90_RES_SLOTS", "2", 1);
+        /* and every fifth with pixels as wgmma N (TP = 80, 96, 208 in turn; applies where the
+         * epilogue is a TMA store), a third of those on a 2-CTA grid (several tiles per CTA) */
+        if (path == IGEMM_PATH_SM90 && i % 5 == 1) {
+            static const char *const tps[3] = {"80", "96", "208"};
+            setenv("IGEMM_SM90_PIXN", tps[(i / 5) % 3], 1);
+            unsetenv("IGEMM_SM90_RES_MODE"); /* its residual goes through the operand ring */
+            if ((i / 5) % 3 == 1) setenv("IGEMM_SM90_GRID", "2", 1);
+        }
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
         unsetenv("IGEMM_SM90_RES_SLOTS");
         unsetenv("IGEMM_SM90_RES_MODE");
+        unsetenv("IGEMM_SM90_PIXN");
         unsetenv("IGEMM_SM90_FORCE_NC");
         unsetenv("IGEMM_SM90_PINGPONG");
         unsetenv("IGEMM_SM90_GRID");

@@ -71,16 +71,27 @@ stage_sanitize() {
   # the fifth the same tile with the epilogue-ring residual path (IGEMM_SM90_RES_MODE=1) in
   # 2 slots (residual boxes reloaded inside the epilogue);
   # the sixth the 192 x 128 tile (3 consumer warpgroups); the seventh ping-pong consumers on a
-  # 4-CTA grid (each consumer several tiles, in turn)
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
+  # 4-CTA grid (each consumer several tiles, in turn); the eighth pixels as wgmma N (96 x 128
+  # tiles) on a 4-CTA grid
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID
-      case "$s" in pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN
+      case "$s" in pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN
+}
+stage_checkpixn() {
+  stamp checkpixn
+  # pixels as wgmma N forced on every layer of the suite (TP = 80, 96, 208; bf16, plain and the full epilogue)
+  for tp in 80 96 208; do
+    IGEMM_SM90_PIXN=$tp timeout 200 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,full > /tmp/igemm_checkp.log 2>&1; rc=$?
+    cat /tmp/igemm_checkp.log >> "$CHK"
+    note "check pixels-as-N TP=$tp (rc=$rc): $(grep -c ' PASS' /tmp/igemm_checkp.log) PASS, $(grep -c ' FAIL' /tmp/igemm_checkp.log) FAIL; $(tail -1 /tmp/igemm_checkp.log)"
+    grep ' FAIL' /tmp/igemm_checkp.log | head -5 | tee -a "$SUMMARY"
+  done
 }
 stage_ncuconv1() {
   stamp ncuconv1

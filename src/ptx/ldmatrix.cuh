@@ -26,4 +26,14 @@ static __device__ __forceinline__ void ldmatrix_sync_aligned_m8n8_x2_b16(uint32_
                  : "r"(smem_addr));
 }
 
+/* ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: as the .x4 form, each 8x8 matrix read
+ * transposed: r[m] = (row 2(l%4) and +1, column l/4) of matrix m, i.e. the (row l/4, columns
+ * 2(l%4), +1) pair of its transpose. */
+static __device__ __forceinline__ void ldmatrix_sync_aligned_m8n8_x4_trans_b16(uint32_t r[4], uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr));
+}
+
 #endif /* IGEMM_PTX_LDMATRIX_CUH */

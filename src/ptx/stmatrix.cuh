@@ -19,4 +19,15 @@ static __device__ __forceinline__ void stmatrix_sync_aligned_m8n8_x4_b16(uint32_
                  : "memory");
 }
 
+/* stmatrix.sync.aligned.m8n8.x4.trans.shared.b16: as the .x4 form, each 8x8 matrix stored
+ * transposed (lane 8m + i gives the address of row i of matrix m's transpose; the thread's
+ * pair r_m = (row l/4, columns 2(l%4), +1) lands in column l/4 of rows 2(l%4), +1). */
+static __device__ __forceinline__ void stmatrix_sync_aligned_m8n8_x4_trans_b16(uint32_t smem_addr, uint32_t r0,
+                                                                               uint32_t r1, uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(smem_addr), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
 #endif /* IGEMM_PTX_STMATRIX_CUH */

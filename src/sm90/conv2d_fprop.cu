@@ -187,19 +187,29 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
 }
 
 /* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A/B ring,
- * nc x epi_slots 64 x 64 epilogue boxes, full/empty barriers per stage, nc x 6 x 2 residual
- * barriers and 2 ping-pong order barriers. */
-static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots)
+ * nc x epi_slots epilogue boxes (64 x 64 16-bit, or with pixels as N (pixn) BM pixel rows x
+ * 64 channels), full/empty barriers per stage, nc x 6 x 2 residual barriers and 2 ping-pong
+ * order barriers. */
+static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn)
 {
+    const size_t ebox = pixn ? (size_t)bm * 128 : (size_t)SM90_EPI_BUF_BYTES;
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
-           (size_t)nc * epi_slots * SM90_EPI_BUF_BYTES + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
+           (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
            16; /* 2 ping-pong order barriers */
 }
 
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, 0) > (size_t)smem_optin) s--;
+    return s;
+}
+
+/* The same for a pixels-as-N plan (TP pixel rows x 128 channels, es staging boxes per consumer). */
+static int sm90_stages_pixn(int tp, int es, int smem_optin)
+{
+    int s = SM90_MAX_STAGES;
+    while (s >= 2 && sm90_smem_bytes(tp, 128, 2, s, es, 1) > (size_t)smem_optin) s--;
     return s;
 }
 
@@ -454,7 +464,53 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             best_stages = stages;
         }
     }
-    const int bm = best_pp ? 64 * best_wm : 64 * best_wm * best_nc;
+    /* Pixels as N: a tile of TP output pixels x 128 channels, each consumer's 64 filter rows as
+     * wgmma A and the TP pixel rows as wgmma B (N = TP, any multiple of 8), so the pixel tile
+     * need not be a multiple of 64: for one-wave plans whose 64-multiple tiles leave SMs idle
+     * (M = 6272 = 66 x 96 + ..: 132 CTAs of 96 x 128 where 128 x 128 gave 98; M = 2048, N = 640:
+     * 130 of 80 x 128 instead of 80; M = 1568, N = 2048: 128 of 208 x 128 instead of 112 of
+     * 256 x 128). TMA stores, no split, no cluster, a residual through the operand ring only;
+     * N % 128 == 0 (a half-empty channel tile idles a consumer). Modelled like the other tiles
+     * (eff 0.75 / 0.8 / 1.0 for TP = 80 / 96 / 208, guessed from 128 x {64, 128, 256}) and
+     * taken when that beats the best plan. IGEMM_SM90_PIXN=0 turns it off, =80|96|208 forces
+     * that TP where the epilogue allows it. */
+    int best_tp = 0;
+    {
+        static const int tps[3] = {80, 96, 208};
+        static const double tp_eff[3] = {0.75, 0.8, 1.0};
+        const char *ftp_s = getenv("IGEMM_SM90_PIXN");
+        const int ftp = ftp_s ? atoi(ftp_s) : -1;
+        const int fcl = getenv("IGEMM_SM90_CLUSTER") ? atoi(getenv("IGEMM_SM90_CLUSTER")) : 0;
+        const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
+        const int ok = sm90_tma_store_ok(p, 1) && frm != 1 && ftp != 0;
+        for (int ti = 0; ti < 3 && ok; ti++) {
+            const int tp = tps[ti];
+            const int64_t units = ((M + tp - 1) / tp) * ((N + 127) / 128);
+            /* one tile per CTA: one staging box per consumer (no store to overlap) */
+            const int es = units <= sms && !getenv("IGEMM_SM90_GRID") ? 1 : 2;
+            const int stages = sm90_stages_pixn(tp, es, dev->smem_optin_per_block);
+            if (stages < 2) continue;
+            if (ftp > 0) { /* forced */
+                if (tp != ftp) continue;
+            } else {
+                if (other_forced || N % 128 != 0 || units > sms || stages < 4) continue;
+                const double t_kb = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * tp_eff[ti]);
+                const double t = t_kb * (double)k_iters + 0.2 + 128.0 * tp * out_size / 12.5e3;
+                if (t >= best_t) continue;
+                best_t = t;
+            }
+            best_tp = tp;
+            best_pp = 0;
+            best_wm = 1;
+            best_bn = 128;
+            best_nc = 2;
+            best_split = 1;
+            best_stages = stages;
+            best_es = es;
+            if (ftp > 0) break;
+        }
+    }
+    const int bm = best_tp ? best_tp : best_pp ? 64 * best_wm : 64 * best_wm * best_nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
     /* 2x1 clusters (the filter tile TMA-multicast to two CTAs on neighbouring M-tiles) only
@@ -463,7 +519,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     int cm = 1;
     const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
     if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
-    if (tiles_m < 2 || best_pp) cm = 1;
+    if (tiles_m < 2 || best_pp || best_tp) cm = 1;
     /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
     const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
     int64_t max_clusters = sms / cm;
@@ -479,18 +535,20 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->threads = SM90_THREADS(best_nc);
     cfg->consumers = best_nc;
     cfg->pingpong = best_pp;
+    cfg->pixels_n = best_tp > 0;
     cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
-    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 rows each%s), "
+             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm, best_pp ? ", ping-pong" : "", best_es,
+             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm,
+             best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
@@ -500,8 +558,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int epi, bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int epi,
+                                       bool tma_epi)
 {
+    if (pixn) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pixn(bm, epi)
+                                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pixn(bm, epi)
+                                                              : NULL;
     if (pp) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pp(bn, epi)
                                    : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pp(bn, epi)
                                                             : NULL;
@@ -522,13 +584,13 @@ static igemm_status_t sm90_cuda_fail(const char *what, cudaError_t e)
                            cudaGetErrorName(e));
 }
 
-/* The tensor map of an [M, K] 16-bit epilogue operand (y or the residual): 64 x 64 boxes,
- * 128B-swizzled like the staging boxes. */
-static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const void *ptr, CUtensorMap *map)
+/* The tensor map of an [M, K] 16-bit epilogue operand (y or the residual): boxes of 64
+ * channels x `rows` pixels (64, or TP with pixels as N), 128B-swizzled like the staging boxes. */
+static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const void *ptr, int rows, CUtensorMap *map)
 {
     const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
     const uint64_t strides[1] = {(uint64_t)p->k * 2};
-    const uint32_t box[2] = {SM90_EPI_COLS, 64};
+    const uint32_t box[2] = {SM90_EPI_COLS, (uint32_t)rows};
     return igemm_tmap_encode_tiled(map, p->out_dtype, ptr, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
@@ -542,7 +604,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, epi, tma_store != 0);
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n, epi,
+                                                tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -599,14 +662,14 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 
     if (tma_store && (!st->have_y || st->y_key != p->y)) {
         st->have_y = 0;
-        rc = sm90_encode_epi_map(p, p->y, &st->tmap_y);
+        rc = sm90_encode_epi_map(p, p->y, cfg->pixels_n ? cfg->bm : 64, &st->tmap_y);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->y_key = p->y;
         st->have_y = 1;
     }
     if (tma_store && p->has_residual && (!st->have_r || st->r_key != p->residual)) {
         st->have_r = 0;
-        rc = sm90_encode_epi_map(p, p->residual, &st->tmap_r);
+        rc = sm90_encode_epi_map(p, p->residual, cfg->pixels_n ? cfg->bm : 64, &st->tmap_r);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->r_key = p->residual;
         st->have_r = 1;

@@ -93,13 +93,20 @@ typedef struct igemm_sm90_args {
 template <int DT, int BN>
 static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint64_t db, int scale_d)
 {
+    static_assert(BN == 64 || BN == 80 || BN == 96 || BN == 128 || BN == 208 || BN == 256, "no wgmma form for BN");
     if constexpr (DT == IGEMM_DTYPE_BF16) {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 208) ptx_wgmma_m64n208k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 128) ptx_wgmma_m64n128k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_bf16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_bf16_ss(acc, da, db, scale_d);
     } else {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 208) ptx_wgmma_m64n208k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 128) ptx_wgmma_m64n128k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
     }
 }
@@ -395,7 +402,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
  * residual chunks into the same ring after its k-blocks; warp 1 lane 0 (a.res_ring == 1) loads
  * residual boxes into the consumers' epilogue rings of a.epi_slots boxes; warpgroups 1 .. NC are
  * the consumers. */
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -405,7 +412,13 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
     constexpr int TILE_WG = PP ? 1 : NC; /* consumer warpgroups per tile (ping-pong: one) */
-    constexpr uint32_t A_STAGE = 64u * WM * TILE_WG * SM90_BK * 2; /* 16, 24 or 32 KB */
+    /* pixels as N (TP > 0): a tile of TP pixels x BN = 128 channels, the A stage holds TP pixel
+     * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
+    static_assert(TP == 0 || (BN == 128 && WM == 1 && NC == 2 && TMA_EPI && !PP && TP % 16 == 0),
+                  "pixels-as-N instances: 128 channels, 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks)");
+    constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
+    constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
+    constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
@@ -419,7 +432,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
     const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
-    const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * SM90_EPI_BUF_BYTES; /* full[i] = + 8 i */
+    const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
@@ -536,13 +549,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     for (int ch = 0; ch < nres; ch++) {
                         const uint32_t fb = full_bar + 8u * stage;
                         ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
-                        if (leader) {
+                        if (leader) { /* 64-row boxes; with TP > 0 one box of TP rows (the maps' box) */
+                            constexpr int RROWS = TP > 0 ? TP : 64;
                             ptx_mbarrier_arrive_expect_tx(fb, A_STAGE);
 #pragma unroll
-                            for (int b = 0; b < (int)(A_STAGE / SM90_EPI_BUF_BYTES); b++)
+                            for (int b = 0; b < (int)(A_STAGE / (RROWS * 128u)); b++)
                                 ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE +
-                                                                     (uint32_t)b * SM90_EPI_BUF_BYTES,
-                                                                 &tmap_r, fb, n0 + ch * SM90_EPI_COLS, m0 + 64 * b);
+                                                                     (uint32_t)(b * RROWS * 128),
+                                                                 &tmap_r, fb, n0 + ch * SM90_EPI_COLS, m0 + RROWS * b);
                         }
                         if (++stage == S) {
                             stage = 0;
@@ -574,7 +588,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
     const uint32_t peer_empty = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
-    const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * SM90_EPI_BUF_BYTES;
+    const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * EBOX;
     const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
     const uint32_t my_rempty = rempty_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
     int eslot = 0, prev_eslot = -1; /* ring slot of this chunk, of the previous chunk */
@@ -586,11 +600,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t lrow = (uint32_t)(warp * 16 + 8 * ((lane >> 3) & 1) + (lane & 7));
     const uint32_t lane_box = lrow * 128u + ((((uint32_t)lane >> 4) ^ ((uint32_t)lane & 7u)) << 4);
 
-    float acc[WM][BN / 2];
+    float acc[WM][ACCN / 2];
 #pragma unroll
     for (int i = 0; i < WM; i++)
 #pragma unroll
-        for (int j = 0; j < BN / 2; j++) acc[i][j] = 0.0f;
+        for (int j = 0; j < ACCN / 2; j++) acc[i][j] = 0.0f;
 
     int stage = 0;
     uint32_t phase = 0;
@@ -629,20 +643,28 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
             for (int i = 0; i < WM; i++)
 #pragma unroll
-                for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
+                for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
+            if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
+                const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES + 8192u * cw);
+                const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
-            for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
+                for (int kk = 0; kk < SM90_BK / 16; kk++)
+                    sm90_wgmma<DT, TP>(acc[0], df + 2u * kk, dp + 2u * kk, (it > 0 || kk > 0) ? 1 : 0);
+            } else {
 #pragma unroll
-                for (int i = 0; i < WM; i++)
-                    sm90_wgmma<DT, BN>(acc[i], wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk, db + 2u * kk,
-                                       (it > 0 || kk > 0) ? 1 : 0);
+                for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
+#pragma unroll
+                    for (int i = 0; i < WM; i++)
+                        sm90_wgmma<DT, BN>(acc[i], wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk, db + 2u * kk,
+                                           (it > 0 || kk > 0) ? 1 : 0);
+            }
             ptx_wgmma_commit_group();
             ptx_wgmma_wait_group<1>(); /* the previous k-block's MMAs are done with their stage */
 #pragma unroll
             for (int i = 0; i < WM; i++)
 #pragma unroll
-                for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
+                for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             if (it > 0) sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
             prev = stage;
             if (++stage == S) {
@@ -672,7 +694,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
         for (int i = 0; i < WM; i++)
 #pragma unroll
-            for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
+            for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
         sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
         if (m0 >= a.gemm_m) { /* phantom tile (cluster partner of the last M-tile): no epilogue */
             for (int r = 0, st = rstage; r < nres; r++) {
@@ -683,6 +705,89 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             continue;
         }
 
+        if constexpr (TP > 0) {
+            /* pixels-as-N epilogue: this consumer's 64 channels (cbase ..) x TP pixels (m0 ..).
+             * acc[0][4J + 2h + e] is channel cbase + 16*warp + lane/4 + 8h, pixel m0 + 8J +
+             * 2(lane%4) + e; stmatrix/ldmatrix .trans move 8x8 blocks between that layout and
+             * the [pixel][64 channels] 128B-swizzled boxes (staging box, residual stage; the TMA
+             * boxes of y and the residual are {64, TP}). Lane l addresses row l%8 of matrix l/8
+             * = (channel half h = (l/8) & 1, pixel block 2jp + l/16). */
+            const int64_t cbase = (int64_t)n0 + 64 * cw;
+            for (int r = 0; r < nres; r++) /* the tile's residual chunks (chunk cw is this consumer's) */
+                ptx_mbarrier_wait_parity(full_bar + 8u * (uint32_t)((rstage + r) % S),
+                                         rphase ^ (uint32_t)(((rstage + r) / S) & 1));
+            if (cbase < a.gemm_n) {
+                const int64_t c0 = cbase + warp * 16 + (lane >> 2), c1 = c0 + 8; /* h = 0, 1 */
+                float as0 = a.alpha, as1 = a.alpha, bi0 = 0.0f, bi1 = 0.0f;
+                if (GENERAL) {
+                    const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
+                    if (a.has_scale) as0 = a.alpha * __ldg(a.scale + k0), as1 = a.alpha * __ldg(a.scale + k1);
+                    if (a.has_bias) bi0 = __ldg(a.bias + k0), bi1 = __ldg(a.bias + k1);
+                }
+                if (tid == 0) { /* the store ES tiles ago has read this box */
+                    if (ES == 1) ptx_cp_async_bulk_wait_group_read<0>();
+                    else ptx_cp_async_bulk_wait_group_read<1>();
+                }
+                ptx_bar_sync(1 + cw, 128);
+                const uint32_t box = my_epi + (uint32_t)eslot * EBOX;
+                const uint32_t rbox = a_smem + (uint32_t)((rstage + cw) % S) * A_STAGE; /* valid when nres > cw */
+                const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
+                const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
+#pragma unroll
+                for (int jp = 0; jp < TP / 16; jp++) {
+                    const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
+                    float *const v = &acc[0][8 * jp]; /* v[4q + 2h + e]: pixel block 2jp + q, half h */
+                    if (GENERAL) {
+#pragma unroll
+                        for (int q = 0; q < 2; q++) {
+                            v[4 * q] = fmaf(v[4 * q], as0, bi0);
+                            v[4 * q + 1] = fmaf(v[4 * q + 1], as0, bi0);
+                            v[4 * q + 2] = fmaf(v[4 * q + 2], as1, bi1);
+                            v[4 * q + 3] = fmaf(v[4 * q + 3], as1, bi1);
+                        }
+                        if (a.has_residual && nres > cw) {
+                            uint32_t rr[4]; /* matrix m = (h = m & 1, q = m >> 1) */
+                            ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox + off);
+#pragma unroll
+                            for (int m = 0; m < 4; m++) {
+                                const float2 r2 = sm90_unpack2(a.out_dtype, rr[m]);
+                                const int j = 4 * (m >> 1) + 2 * (m & 1);
+                                v[j] = fmaf(a.beta, r2.x, v[j]);
+                                v[j + 1] = fmaf(a.beta, r2.y, v[j + 1]);
+                            }
+                        }
+                        if (a.act != IGEMM_ACT_NONE) {
+                            if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
+#pragma unroll
+                                for (int e = 0; e < 8; e++) v[e] = fmaxf(v[e], 0.0f);
+                            } else {
+#pragma unroll
+                                for (int e = 0; e < 8; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+                            }
+                        }
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 8; e++) v[e] *= a.alpha;
+                    }
+                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2(a.out_dtype, v[0], v[1]),
+                                                            sm90_pack2(a.out_dtype, v[2], v[3]),
+                                                            sm90_pack2(a.out_dtype, v[4], v[5]),
+                                                            sm90_pack2(a.out_dtype, v[6], v[7]));
+                }
+                ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
+                ptx_bar_sync(1 + cw, 128);
+                if (tid == 0) {
+                    ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, (int32_t)cbase, m0);
+                    ptx_cp_async_bulk_commit_group();
+                }
+                if (++eslot == ES) {
+                    eslot = 0;
+                    ephase ^= 1u;
+                }
+            }
+            for (int r = 0; r < nres; r++) /* residual read (or not this consumer's): release */
+                sm90_release_stage(empty_bar, peer_empty, (rstage + r) % S, lane == 0);
+        } else {
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
          * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
          * linear (alpha*scale, bias) + residual, activation, store. Fragment layout
@@ -873,6 +978,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 }
             }
         }
+        } /* TP == 0 */
     }
     /* the staging boxes must stay valid until the last stores have read them; their global
      * writes complete with the grid */
@@ -897,12 +1003,15 @@ sm90_kernel_fn igemm_sm90_pick_f16_wm2(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_f16_nc3(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pixn(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
-#define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi)                                                     \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP>                        \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP>                        \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP>)
+#define SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, TP, epi)                                              \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP>                    \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP>                    \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP>)
+#define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi) SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, 0, epi)
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
     ((tma_epi) ? SM90_PICK_TMA_EPI(DT, BN, WM, NC, false, epi)                                        \
                : ((epi) == 0 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, false, NC>               \
@@ -938,6 +1047,16 @@ sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
     {                                                                                                  \
         if (bn == 128) return SM90_PICK_TMA_EPI(DT, 128, 2, 2, true, epi);                             \
         if (bn == 64) return SM90_PICK_TMA_EPI(DT, 64, 2, 2, true, epi);                               \
+        return NULL;                                                                                   \
+    }
+
+/* pixels-as-N instances (TP pixels x 128 channels, 2 consumers, TMA stores only) */
+#define SM90_DEFINE_PICK_PIXN(NAME, DT)                                                                \
+    sm90_kernel_fn NAME(int tp, int epi)                                                               \
+    {                                                                                                  \
+        if (tp == 80) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 80, epi);                      \
+        if (tp == 96) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 96, epi);                      \
+        if (tp == 208) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 208, epi);                    \
         return NULL;                                                                                   \
     }
 
