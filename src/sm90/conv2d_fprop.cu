@@ -14,10 +14,13 @@
  *
  * CTA (128 * (NC + 1) threads: 384 with NC = 2 consumer warpgroups, 512 with NC = 3;
  * __launch_bounds__(threads, 1), one CTA per SM, persistent)
- *   warpgroup 0  producers (setmaxnreg.dec 40): warp 0 lane 0 issues every A/B TMA load into
- *                an S-stage ring guarded by full/empty mbarriers; warp 1 lane 0 (fused
- *                epilogues with a residual) TMA-loads each epilogue chunk's residual box into
- *                the consuming warpgroup's epilogue ring, up to a tile ahead.
+ *   warpgroup 0  producers (setmaxnreg.dec 40), each a whole warp looping in step (warp-uniform
+ *                control flow keeps the loop on the uniform datapath) with an elect.sync lane
+ *                issuing: warp 0 every A/B TMA load into an S-stage ring guarded by full/empty
+ *                mbarriers, and (residual mode 2, cooperative fused plans) after a tile's
+ *                k-blocks one stage per 64-column residual chunk, loaded into the stage's A
+ *                part; warp 1 (residual mode 1, ping-pong fused plans) each epilogue chunk's
+ *                residual box into the consuming warpgroup's epilogue ring, up to a tile ahead.
  *   warpgroups 1 .. NC  consumers (setmaxnreg.inc 232, or 152 with NC = 3): consumer i owns
  *                rows 64*WM*i .. of the BM = 64*WM*NC row tile (WM = 1 or 2 blocks of 64
  *                rows) and issues wgmma.mma_async m64nBNk16 (4*WM per k-block), keeps 1 wgmma
@@ -36,6 +39,10 @@
  *   192-row tile is for one-wave layers whose other tiles leave SMs idle: M = 6272 gives 33
  *   M-tiles, x 4 N-tiles = 132 CTAs. The planner's cost model was fitted to a sweep of the
  *   first five over bench/shapes.csv; the 192x128 efficiency is an estimate (S4-3).
+ *   Pixels as N (template TP = 80, 96, 208): a tile of TP pixels x 128 channels; consumer i
+ *   multiplies filter rows 64i .. 64i+63 of the B stage (wgmma A) by the TP pixel rows of the
+ *   A stage (wgmma B, m64nTPk16), so the pixel tile need not be a multiple of 64 and one-wave
+ *   layers get exact waves (M = 6272: 66 x 2 = 132 CTAs of 96 x 128; docs/perf.md S6-5).
  *
  * CLUSTERS (optional, 2x1 along M; IGEMM_SM90_CLUSTER=2 or the planner's pick)
  *   A cluster of two CTAs walks the units of a cluster grid: unit -> (M-tile pair, N-tile,
@@ -54,11 +61,13 @@
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major)
- *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled): ES = 2
- *            (store double buffer) or, with a residual, the tile's boxes + 1 or 2 (or 2 where
- *            that buys a 4th stage on a long mainloop: sm90_epi_slots); a slot
- *            holds a chunk's residual (TMA-loaded), then its output (written over it by the
- *            same warp), then is stored by TMA and refilled once the store has read it
+ *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled; with pixels
+ *            as N, TP x 64): ES = 2 (store double buffer; 1 on one-wave pixels-as-N plans) or,
+ *            with residual mode 1, the tile's boxes + 1 or 2 (or 2 where that buys a 4th
+ *            stage on a long mainloop: sm90_epi_slots); a mode-1 slot holds a chunk's
+ *            residual (TMA-loaded), then its output (written over it by the same warp), then
+ *            is stored by TMA and refilled once the store has read it. Residual mode 2 needs
+ *            no slots: its chunks ride in the A/B ring (a stage's A part, BM x 128 B)
  *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer
  *            warp; 16 with a 2x1 cluster), residual full/empty [2][6] (count 1 each)
  *   S = 2..8, the most that fit the 227 KB opt-in budget after the epilogue ring.
@@ -100,7 +109,10 @@
  *   Per 64-column chunk of each 64-row block, in passes with the run-time switches hoisted:
  *       v = acc * (alpha*scale[k]) + bias[k]; v += beta*residual[m,k]; v = act(v)
  *   (scale/bias as float2 loads, prefetched to L1 at tile start; residual by ldmatrix from
- *   the ring slot), then packed to 16 bits and written by stmatrix.x4 into the swizzled box,
+ *   the epilogue-ring slot (mode 1) or into registers from the operand-ring stage, which is
+ *   released at once (mode 2)), then packed to 16 bits and written by stmatrix.x4 into the
+ *   swizzled box (pixels as N: ldmatrix/stmatrix .trans between the channel-major
+ *   accumulators and the [pixel][channel] boxes),
  *   fence.proxy.async, named barrier, and one thread TMA-stores the 64 x 64 box (the
  *   hardware clips m >= M, n >= k). f32 y, k % 8 != 0 and split-K partials use direct
  *   pair stores instead. EPI = 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU or no
@@ -111,7 +123,8 @@
  *
  * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores, .multicast::cluster
  *   filter loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
- *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix, setmaxnreg,
+ *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix (and .trans), elect.sync,
+ *   setmaxnreg,
  *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync.
  *
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (api.c checks
@@ -349,7 +362,9 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
- *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_GRID=n caps the grid.
+ *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
+ *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
+ *   pixels-as-N tiles off or forces one; IGEMM_SM90_GRID=n caps the grid.
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) only when forced; the
  * grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
