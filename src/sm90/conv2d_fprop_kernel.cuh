@@ -318,11 +318,11 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
     ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
-/* Residual producer of the epilogue-ring path (a.res_ring == 1; warp 1 lane 0): the residual box
+/* Residual producer of the epilogue-ring path (a.res_ring == 1; warp 1, one elected lane issuing): the residual box
  * of every epilogue chunk, in the consumers' order, into the chunk's ring slot once the store of
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
  * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
- * every TMA of the fused instances: their mainloops ran 10-14% slower, docs/perf.md S6-2). */
+ * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/perf.md S6-3). */
 template <int BN, int WM, int NC, bool PP>
 static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
                                                            uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
@@ -398,10 +398,11 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
  *   or ReLU, 2 the same with any activation (the others out of line: rarely used code kept out
  *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
- * Warp roles: warp 0 lane 0 loads A/B (ring of a.stages) and, with a.res_ring == 2, each tile's
- * residual chunks into the same ring after its k-blocks; warp 1 lane 0 (a.res_ring == 1) loads
- * residual boxes into the consumers' epilogue rings of a.epi_slots boxes; warpgroups 1 .. NC are
- * the consumers. */
+ * Warp roles (each producer a whole warp, one elected lane issuing): warp 0 loads A/B (ring of
+ * a.stages) and, with a.res_ring == 2, each tile's residual chunks into the same ring after its
+ * k-blocks; warp 1 (a.res_ring == 1) loads residual boxes into the consumers' epilogue rings of
+ * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
+ *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
@@ -482,7 +483,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
          * (so its values stay on the uniform datapath) and the elected lane issues each
          * arrival and TMA. (Single-thread producer branches left the loop's coordinates in
          * vector registers in the fused instances, R2UR before every TMA inside the elect
-         * loop: their mainloops ran 10-14% slower than the plain instance's, S6-2.) */
+         * loop: the fused one-wave layers ran 7-10% slower than now, docs/perf.md S6-3.) */
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
         if (pwarp == 0) {
             /* ------------------------------------------------------- A/B producer */
