@@ -456,7 +456,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
     /* Ping-pong (each consumer a whole 128-row tile, mainloops in turn, one consumer's epilogue
-     * under the other's mainloop) for a residual epilogue on layers of 2+ tiles per CTA, in
+     * under the other's mainloop) on layers of several tiles per CTA (first for residual epilogues), in
      * place of a 2-consumer plan of BN <= 128: forced against the cooperative plans it cut the
      * fused time 2-7% on most such layers of bench/shapes.csv and lost on one-wave layers (a
      * consumer idles), on 256-row one-k-block tiles (nothing to overlap) and on 72-k-block
@@ -465,12 +465,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * (with the epilogue ring) stays ahead only where epilogues are frequent: mainloops of at
      * most 18 k-blocks and 4+ ping-pong tiles per CTA (l1/l2 layers, vgg_3x3_64/128,
      * sd_vae_3x3_128: 1-15% faster); with 36 k-blocks or 3 tiles per CTA the cooperative
-     * 256-row tile won by 2-5% (vgg_3x3_256, sd_vae_3x3_256, r50_l3_1x1_256_1024).
+     * 256-row tile won by 2-5% (vgg_3x3_256, sd_vae_3x3_256, r50_l3_1x1_256_1024). The same
+     * rule without a residual (plain conv, S6-9): sd_vae_3x3_128 -9.8%, vgg_3x3_128 -4.9%,
+     * vgg_3x3_64 -4.0%, r50 l1/l2 layers -2..+1%, so it applies to every TMA-store epilogue.
      * IGEMM_SM90_PINGPONG=0 turns the rule off. */
-    if (!best_pp && pp_ok && p->has_residual && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
+    if (!best_pp && pp_ok && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
         !(best_wm == 2 && k_iters < 2) && k_iters <= 18 && !(fpp_s && atoi(fpp_s) == 0) &&
         ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 4 * (int64_t)sms) {
-        const int es = sm90_epi_slots(128, 2, best_bn, 2, frm != 2, k_iters, 0, fes, dev->smem_optin_per_block);
+        const int es = sm90_epi_slots(128, 2, best_bn, 2, p->has_residual && frm != 2, k_iters, 0, fes,
+                                      dev->smem_optin_per_block);
         const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
         if (stages >= 2) {
             best_pp = 1;
