@@ -28,7 +28,8 @@
  *                tile. Ping-pong (PP): each consumer owns a whole BM = 64*WM tile instead and
  *                the two take the CTA's tiles in turn (skipping each other's ring stages);
  *                two order mbarriers run their mainloops in turn, so one's epilogue runs
- *                under the other's mainloop (fused multi-wave layers; docs/perf.md S5-4).
+ *                under the other's mainloop (multi-wave layers with short mainloops;
+ *                docs/perf.md S5-4, S6-9).
  *   Work units = (tile, split) pairs, split-major, tiles rasterised in groups of GROUP_M
  *   M-tiles (consecutive units share the filter tile in L2). CTA b takes units b, b + grid,
  *   ...; all roles walk the same sequence, decoding units with host-made fast divisors
