@@ -389,6 +389,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int fnc = fnc_s ? atoi(fnc_s) : 0;
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     const int fes = fes_s ? atoi(fes_s) : 0;
+    const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
+    const int fcl = fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2) ? atoi(fcl_s) : 0;
     /* ping-pong: TMA stores, no split-K, no cluster; IGEMM_SM90_PINGPONG=1 forces it where it
      * applies, else the rule after the search below picks it */
     const char *fpp_s = getenv("IGEMM_SM90_PINGPONG");
@@ -499,7 +501,6 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         static const double tp_eff[3] = {0.75, 0.8, 1.0};
         const char *ftp_s = getenv("IGEMM_SM90_PIXN");
         const int ftp = ftp_s ? atoi(ftp_s) : -1;
-        const int fcl = getenv("IGEMM_SM90_CLUSTER") ? atoi(getenv("IGEMM_SM90_CLUSTER")) : 0;
         const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
         const int ok = sm90_tma_store_ok(p, 1) && frm != 1 && ftp != 0;
         for (int ti = 0; ti < 3 && ok; ti++) {
@@ -536,8 +537,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * when forced: on the H200 no layer of bench/shapes.csv got faster with them (up to 27%
      * slower, with or without the multicast: docs/perf.md S4-1) */
     int cm = 1;
-    const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
-    if (fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2)) cm = atoi(fcl_s);
+    if (fcl) cm = fcl;
     if (tiles_m < 2 || best_pp || best_tp) cm = 1;
     /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
     const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
