@@ -552,7 +552,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int64_t tiles_m = (M + bm - 1) / bm;
     /* 2x1 clusters (the filter tile TMA-multicast to two CTAs on neighbouring M-tiles) only
      * when forced: on the H200 no layer of bench/shapes.csv got faster with them (up to 27%
-     * slower, with or without the multicast: docs/perf.md S4-1) */
+     * slower, with or without the multicast: docs/perf.md S4-1). Re-measured with the
+     * warp-uniform producers (S7-3, H100): plain r50_l4_3x3_512 -5.5% and r50_l4_3x3s2_512
+     * -2.9%, but the same two fused +20-24%, and every other layer tried 3-42% slower. */
     int cm = 1;
     if (fcl) cm = fcl;
     if (tiles_m < 2 || best_pp || best_tp) cm = 1;
@@ -620,7 +622,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
-             best_br ? ", filter resident (a slot per k-block, N-major tile ranges)" : "",
+             best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
