@@ -587,8 +587,11 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int64_t tiles_n = (N + best_bn - 1) / best_bn;
         const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
         const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
+        /* not by default with the operand-ring residual: fused r50_l1_1x1_64_256 (256 x 128, one
+         * k-block, 2 residual stages per tile) ran 2-6% slower with it (S7-4) */
+        const int res_op_ring = sm90_tma_store_ok(p, best_split) && p->has_residual && (frm ? frm : best_pp ? 1 : 2) == 2;
         if (fbr != 0 && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
-            (fbr == 1 || balanced)) {
+            (fbr == 1 || (balanced && !res_op_ring))) {
             const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
                                               dev->smem_optin_per_block);
             if (s_br >= (fbr == 1 ? 2 : best_pp ? 4 : 5)) {
