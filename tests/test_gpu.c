@@ -479,8 +479,12 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             setenv("IGEMM_SM90_BREUSE", i % 3 == 2 ? "1" : "0", 1);
             if (i % 3 == 2 && !getenv("IGEMM_SM90_GRID")) setenv("IGEMM_SM90_GRID", "3", 1);
         }
+        /* and the fold path (c % 8 != 0) with the most filter rows folded per pixel on half of
+         * them (its cost model picks one row on most small problems) */
+        if (path == IGEMM_PATH_SM90 && i % 2 == 1) setenv("IGEMM_SM90_FOLD_ROWS", "64", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_BREUSE");
+        unsetenv("IGEMM_SM90_FOLD_ROWS");
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
@@ -862,6 +866,71 @@ TEST(gpu_sm90_filter_resident)
     }
     CHECK_MSG(both_ran == 3 * ncases, "filter resident on/off ran both ways on %d of %d problems", both_ran,
               3 * ncases);
+}
+
+/* The fold path (c % 8 != 0) with each number of folded filter rows F (IGEMM_SM90_FOLD_ROWS)
+ * and the cost model's pick: x' has C' = roundup(F*S*C, 8) channels and R' = ceil(R/F) rows of
+ * taps; every F must match the reference (the stem-like shapes fold 1, 2 or 3 rows). */
+TEST(gpu_sm90_fold_rows)
+{
+    SKIP_WITHOUT_GPU();
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (major != 9 || minor != 0) {
+        test_skip("needs an sm_90 device (the sm90 path)");
+        return;
+    }
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    igemm_conv2d_desc_t cases[] = {
+        shape(2, 40, 36, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),   /* ResNet stem: F up to 3 */
+        shape(1, 23, 19, 5, 40, 5, 3, 1, 2, 1, 1, F16, F16), /* c = 5, 5x3: F up to 4 */
+    };
+    cases[1].dil_h = 2;
+    const char *rows[4] = {NULL, "1", "2", "3"};
+    trng_t g = {test_seed(0x6406)};
+    int ran = 0;
+    for (int ci = 0; ci < 2; ci++) {
+        for (int ri = 0; ri < 4; ri++) {
+            igemm_epilogue_t e = igemm_epilogue_default();
+            e.has_bias = 1;
+            e.activation = IGEMM_ACT_RELU;
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            if (rows[ri]) setenv("IGEMM_SM90_FOLD_ROWS", rows[ri], 1);
+            igemm_plan_options_t o = igemm_plan_options_default();
+            o.path = IGEMM_PATH_SM90;
+            igemm_plan_t *plan = NULL;
+            igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+            unsetenv("IGEMM_SM90_FOLD_ROWS");
+            if (s != IGEMM_STATUS_SUCCESS) {
+                test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, fold rows %s): %s", pb.str,
+                          rows[ri] ? rows[ri] : "auto", igemm_last_error());
+                problem_free(&pb);
+                continue;
+            }
+            const char *desc = igemm_plan_describe(plan);
+            char want[32];
+            snprintf(want, sizeof want, "fold %s filter row", rows[ri] ? rows[ri] : "");
+            CHECK_MSG(strstr(desc, rows[ri] ? want : "fold ") != NULL, "%s: fold rows %s but the plan says: %s", pb.str,
+                      rows[ri] ? rows[ri] : "auto", desc);
+            char tag[48];
+            snprintf(tag, sizeof tag, "sm90 fold rows %s", rows[ri] ? rows[ri] : "auto");
+            if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
+                problem_check(&pb, tag, NULL);
+                ran++;
+            } else {
+                test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+            }
+            igemm_plan_destroy(plan);
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(ran == 8, "fold rows ran %d of 8 plans", ran);
 }
 
 /* Two live plans that run the same sm90 kernel instance with different shared-memory needs

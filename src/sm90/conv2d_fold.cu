@@ -4,20 +4,28 @@
  * be a multiple of 16). Exports igemm_family_sm90_fold (path IGEMM_PATH_SM90).
  *
  * ALGORITHM: fold filter taps into channels, then run the sm90 kernel (conv2d_fprop.cu).
- *   F = floor(64 / (S*C)) filter rows and all S filter columns are folded into one 64-channel
- *   pixel of a workspace tensor x' (channels >= F*S*C are zero):
+ *   F filter rows (1 <= F <= floor(64 / (S*C))) and all S filter columns are folded into one
+ *   pixel of C' = roundup(F*S*C, 8) <= 64 channels of a workspace tensor x' (channels >= F*S*C
+ *   are zero):
  *       x'[n, i, q, (dr*S + s)*C + c] = x[n, i + dr*dil_h - pad_top, q*stride_w + s*dil_w - pad_left, c]
  *   (zero outside the input), for i = 0 .. H'-1, q = 0 .. Q-1, with
  *       R' = ceil(R / F),   H' = (P-1)*stride_h + (R'-1)*F*dil_h + 1.
  *   The filter is folded the same way: w'[k, r', 0, (dr*S + s)*C + c] = w[k, r'*F + dr, s, c]
  *   (zero for r'*F + dr >= R). Then y = conv(x', w') with an R' x 1 filter, stride (stride_h, 1),
- *   dilation (F*dil_h, 1), no padding, C' = 64:
+ *   dilation (F*dil_h, 1), no padding, C' channels:
  *       y[n,p,q,k] = sum_{r',dr,s,c} w[k, r'F+dr, s, c] * x[n, p*sh + (r'F+dr)*dil_h - pt, q*sw + s*dw - pl, c]
  *   which is the original convolution (r = r'F + dr), with the same P and Q. The epilogue is
  *   the sm90 kernel's, unchanged.
- *   ResNet-50 conv1 (7x7, c = 3, stride 2): F = 3, R' = 3, K' = 192 MACs per output instead of
- *   147 (1.3x), x' = n * 229 * 112 * 64 * 2 bytes (105 MB at n = 32).
- * LAYOUTS: x NHWC, w KRSC, x' NHWC with C' = 64, w' K x R' x 1 x 64, y NHWC.
+ *   Choice of F (fold_geometry): more folded rows mean fewer k-blocks (R') but a larger x' (its
+ *   pixels repeat each input element F*S times). The pre-pass is instruction-bound (1.26 us
+ *   per million x' elements) and the conv reads x'; each k-block is a full 64-channel wgmma step
+ *   whatever C' is (TMA zero-fills channels >= C'). The model
+ *       t(F) = 1.26e-6 us * x' elements + max((x' + y bytes) / 3e6 B/us, M*N*R'*64*2 / 2.7e8 flop/us)
+ *   was fitted to ResNet-50 conv1 (7x7, c = 3, stride 2, n = 32) on an H100 (docs/perf.md S7-5,
+ *   ncu, fold pre-pass + conv): F = 1 (C' = 24, R' = 7, x' 39 MB) 27 + 107 us, F = 2 (C' = 48,
+ *   R' = 4, x' 79 MB) 50 + 48 us, F = 3 (C' = 64, R' = 3, x' 105 MB) 64 + 54 us; it picks
+ *   F = 2 there (end to end 105 us against 131 for F = 3, the fold of sessions 1-6).
+ * LAYOUTS: x NHWC, w KRSC, x' NHWC with C' channels, w' K x R' x 1 x C', y NHWC.
  * KERNELS: igemm_fold_x_kernel writes x' with one thread per 16-byte (8-channel) chunk (coalesced
  *   16 B stores, 2-byte gathers from x, which is small and L2-resident); igemm_fold_w_kernel
  *   likewise for w'. Both copy raw 16-bit values (dtype-agnostic).
@@ -25,33 +33,61 @@
  */
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../internal.h"
 
-#define FOLD_C 64 /* channels of x' and w' (the sm90 kernel's BK) */
+#define FOLD_C 64 /* the most channels of x' and w' (the sm90 kernel's BK) */
 
 /* Fold geometry derived from the original problem. */
 typedef struct fold_geom {
     int64_t f;      /* filter rows folded per x' pixel */
+    int64_t cf;     /* C': channels of x' and w', roundup(F*S*C, 8) <= FOLD_C */
     int64_t rp;     /* R' = ceil(R / F) */
     int64_t hp;     /* H' */
     int64_t used;   /* F*S*C channels that carry data */
     int64_t x_elems, w_elems;
 } fold_geom_t;
 
+static void fold_geometry_f(const igemm_conv_params_t *p, int64_t f, fold_geom_t *g)
+{
+    g->f = f;
+    g->rp = (p->r + f - 1) / f;
+    g->hp = (p->p - 1) * p->stride_h + (g->rp - 1) * f * p->dil_h + 1;
+    g->used = f * p->s * p->c;
+    g->cf = (g->used + 7) / 8 * 8;
+    g->x_elems = p->n * g->hp * p->q * g->cf;
+    g->w_elems = p->k * g->rp * g->cf;
+}
+
+/* F by the cost model of the header comment (ties to the larger F). Developer knob (tests,
+ * tuning): IGEMM_SM90_FOLD_ROWS=n forces F = min(n, the most that fit). */
 static void fold_geometry(const igemm_conv_params_t *p, fold_geom_t *g)
 {
-    g->f = FOLD_C / (p->s * p->c);
-    if (g->f > p->r) g->f = p->r;
-    if (g->f < 1) g->f = 1;
-    g->rp = (p->r + g->f - 1) / g->f;
-    g->hp = (p->p - 1) * p->stride_h + (g->rp - 1) * g->f * p->dil_h + 1;
-    g->used = g->f * p->s * p->c;
-    g->x_elems = p->n * g->hp * p->q * FOLD_C;
-    g->w_elems = p->k * g->rp * FOLD_C;
+    int64_t fmax = FOLD_C / (p->s * p->c);
+    if (fmax > p->r) fmax = p->r;
+    if (fmax < 1) fmax = 1;
+    const char *ff_s = getenv("IGEMM_SM90_FOLD_ROWS");
+    if (ff_s && atoi(ff_s) >= 1) {
+        fold_geometry_f(p, atoi(ff_s) < fmax ? atoi(ff_s) : fmax, g);
+        return;
+    }
+    double best = 0.0;
+    for (int64_t f = fmax; f >= 1; f--) {
+        fold_geom_t c;
+        fold_geometry_f(p, f, &c);
+        const double y_bytes = (double)p->gemm_m * (double)p->gemm_n * (p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0);
+        const double mem = ((double)c.x_elems * 2.0 + y_bytes) / 3.0e6;
+        const double mma = (double)p->gemm_m * (double)p->gemm_n * (double)c.rp * 64.0 * 2.0 / 2.7e8;
+        const double t = 1.26e-6 * (double)c.x_elems + (mem > mma ? mem : mma);
+        if (f == fmax || t < best) {
+            best = t;
+            *g = c;
+        }
+    }
 }
 
 /* The derived problem the sm90 kernel runs on x' and w'. */
@@ -60,15 +96,15 @@ static void fold_params(const igemm_conv_params_t *p, const fold_geom_t *g, igem
     *d = *p;
     d->h = g->hp;
     d->w = p->q;
-    d->c = FOLD_C;
-    d->cg = FOLD_C;
+    d->c = g->cf;
+    d->cg = g->cf;
     d->r = g->rp;
     d->s = 1;
     d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = 0;
     d->stride_w = 1;
     d->dil_h = g->f * p->dil_h;
     d->dil_w = 1;
-    d->gemm_k = g->rp * FOLD_C;
+    d->gemm_k = g->rp * g->cf;
 }
 
 static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
@@ -82,8 +118,9 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
  * ResNet-50 conv1 on an H200). The pixel index is split once per chunk, in 32-bit arithmetic
  * when it fits. Requires h*w*c < 2^31 (checked by fold_supports). */
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
-                                                           igemm_conv_params_t p, int64_t hp, int64_t used)
+                                                           igemm_conv_params_t p, int64_t hp, int64_t used, int nch)
 {
+    /* nch = C' / 8 chunks per x' pixel */
     /* {row offset, column offset, element offset, unused} of folded channel f, stored at
      * (f % 8) * 8 + f / 8: the 8 lanes of a pixel (chunks ch = f / 8) read 8 consecutive int4s
      * (f = ch*8 + j at a time), conflict-free; stored at f it was an 8-way bank conflict. */
@@ -98,21 +135,24 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
         tab[(f & 7) * 8 + (f >> 3)] = make_int4(f < used ? ro : INT32_MIN / 2, co, (ro * (int)p.w + co) * (int)p.c + c, 0);
     }
     __syncthreads();
-    const int64_t chunks = p.n * hp * p.q * (FOLD_C / 8);
-    const bool small = p.n * hp * p.q < ((int64_t)1 << 31);
+    const int64_t chunks = p.n * hp * p.q * nch;
+    const bool small = chunks < ((int64_t)1 << 31);
     const int H = (int)p.h, W = (int)p.w;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)gridDim.x * blockDim.x) {
-        const int ch = (int)(t & (FOLD_C / 8 - 1));
-        const int64_t pix = t >> 3;
-        int q, i;
-        int64_t n;
+        int ch, q, i;
+        int64_t n, pix;
         if (small) {
+            const uint32_t tu = (uint32_t)t;
+            pix = tu / (uint32_t)nch;
+            ch = (int)(tu - (uint32_t)pix * (uint32_t)nch);
             const uint32_t pu = (uint32_t)pix, qq = (uint32_t)p.q, hh = (uint32_t)hp;
             const uint32_t ni = pu / qq;
             q = (int)(pu - ni * qq);
             n = ni / hh;
             i = (int)(ni - (uint32_t)n * hh);
         } else {
+            pix = t / nch;
+            ch = (int)(t - pix * nch);
             const int64_t ni = pix / p.q;
             q = (int)(pix - ni * p.q);
             n = ni / hp;
@@ -143,13 +183,14 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
 
 /* w'[k, r', 0, f] (one thread per element). */
 __global__ void __launch_bounds__(256) igemm_fold_w_kernel(const uint16_t *__restrict__ w, uint16_t *__restrict__ wf,
-                                                           igemm_conv_params_t p, int64_t f_rows, int64_t rp, int64_t used)
+                                                           igemm_conv_params_t p, int64_t f_rows, int64_t rp, int64_t used,
+                                                           int64_t cf)
 {
-    const int64_t total = p.k * rp * FOLD_C;
+    const int64_t total = p.k * rp * cf;
     const int64_t sc = p.s * p.c;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t f = t % FOLD_C;
-        const int64_t kr = t / FOLD_C;
+        const int64_t f = t % cf;
+        const int64_t kr = t / cf;
         const int64_t r2 = kr % rp;
         const int64_t k = kr / rp;
         uint16_t val = 0;
@@ -225,9 +266,9 @@ static igemm_status_t fold_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->workspace_bytes = inner_ws + align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
     memcpy(inner_desc, cfg->desc, sizeof inner_desc);
     snprintf(cfg->desc, sizeof cfg->desc,
-             "fold %lld filter row(s) x %lld taps x c=%lld into 64 channels (x' %lld MB, R'=%lld, K'=%lld), then %s",
-             (long long)g.f, (long long)p->s, (long long)p->c, (long long)((size_t)g.x_elems * 2 >> 20),
-             (long long)g.rp, (long long)(g.rp * FOLD_C), inner_desc);
+             "fold %lld filter row(s) x %lld taps x c=%lld into %lld channels (x' %lld MB, R'=%lld, K'=%lld), then %s",
+             (long long)g.f, (long long)p->s, (long long)p->c, (long long)g.cf, (long long)((size_t)g.x_elems * 2 >> 20),
+             (long long)g.rp, (long long)(g.rp * g.cf), inner_desc);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -255,11 +296,12 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_
     uint16_t *wf = (uint16_t *)(base + inner_ws + align256((size_t)g.x_elems * 2));
     cudaStream_t s = (cudaStream_t)stream;
 
-    igemm_fold_x_kernel<<<fold_grid(g.x_elems / 8, 132), 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used);
+    igemm_fold_x_kernel<<<fold_grid(g.x_elems / 8, 132), 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used,
+                                                                      (int)(g.cf / 8));
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) {
         igemm_fold_w_kernel<<<fold_grid(g.w_elems, 132), 256, 0, s>>>((const uint16_t *)p->filter, wf, *p, g.f, g.rp,
-                                                                      g.used);
+                                                                      g.used, g.cf);
         e = cudaGetLastError();
     }
     if (e != cudaSuccess)
