@@ -262,6 +262,7 @@ static igemm_status_t fold_configure(const igemm_conv_params_t *p, const igemm_d
     fold_params(p, &g, &d);
     igemm_status_t st = igemm_family_sm90.configure(&d, dev, cfg);
     if (st != IGEMM_STATUS_SUCCESS) return st;
+    cfg->fold_rows = (int)g.f; /* run() folds with the plan's F (the model or knob is not read again) */
     const size_t inner_ws = align256(cfg->workspace_bytes);
     cfg->workspace_bytes = inner_ws + align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
     memcpy(inner_desc, cfg->desc, sizeof inner_desc);
@@ -285,7 +286,7 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_
 {
     fold_geom_t g;
     igemm_conv_params_t d;
-    fold_geometry(p, &g);
+    fold_geometry_f(p, cfg->fold_rows >= 1 ? cfg->fold_rows : 1, &g);
     fold_params(p, &g, &d);
     const size_t fold_bytes = align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
     if (workspace == NULL || cfg->workspace_bytes < fold_bytes)
