@@ -473,17 +473,10 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             unsetenv("IGEMM_SM90_RES_MODE"); /* its residual goes through the operand ring */
             if ((i / 5) % 3 == 1) setenv("IGEMM_SM90_GRID", "2", 1);
         }
-        /* and filter-resident plans forced on a third of them (on a 3-CTA grid unless one is
-         * set: several tiles per CTA), off on another third */
-        if (path == IGEMM_PATH_SM90 && i % 3 != 1) {
-            setenv("IGEMM_SM90_BREUSE", i % 3 == 2 ? "1" : "0", 1);
-            if (i % 3 == 2 && !getenv("IGEMM_SM90_GRID")) setenv("IGEMM_SM90_GRID", "3", 1);
-        }
         /* and the fold path (c % 8 != 0) with the most filter rows folded per pixel on half of
          * them (its cost model picks one row on most small problems) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 1) setenv("IGEMM_SM90_FOLD_ROWS", "64", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
-        unsetenv("IGEMM_SM90_BREUSE");
         unsetenv("IGEMM_SM90_FOLD_ROWS");
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
@@ -758,114 +751,6 @@ TEST(gpu_sm90_cluster_on_off)
         }
     }
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
-}
-
-/* Filter-resident plans (IGEMM_SM90_BREUSE): each CTA keeps one N-tile, loads its filter slots
- * once and walks M-tiles. Small grids make every CTA take several tiles, with N-tiles of
- * unequal CTA counts (grid % N-tiles != 0). Every tile kind (cooperative 128/256/192-row,
- * BN 64/128/256, ping-pong, pixels as N), N tails, f32 output (direct stores), both residual
- * paths: resident on and off match the reference and each other bit for bit. */
-TEST(gpu_sm90_filter_resident)
-{
-    SKIP_WITHOUT_GPU();
-    int dev = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (major != 9 || minor != 0) {
-        test_skip("needs an sm_90 device (the sm90 path)");
-        return;
-    }
-    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *wm, *bn, *nc, *pp, *tp, *grid;
-    } cases[] = {
-        {shape(2, 19, 20, 64, 300, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "2", NULL, NULL, "4"},  /* 6 x 3 tiles, N tail */
-        {shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", "2", "1", NULL, "5"}, /* ping-pong 128x64 */
-        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "2", "128", "2", "1", NULL, "4"},  /* ping-pong, tiled A */
-        {shape(2, 23, 29, 128, 200, 1, 1, 1, 0, 1, 1, BF, BF), "2", "128", "2", NULL, NULL, "5"}, /* 256x128 */
-        {shape(1, 28, 30, 128, 256, 1, 1, 1, 0, 1, 1, F16, F16), "1", "128", "3", NULL, NULL, "3"}, /* 192x128 */
-        {shape(2, 13, 13, 96, 520, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", "2", NULL, NULL, "4"},  /* 128x256, N tail */
-        {shape(2, 14, 14, 64, 256, 1, 1, 1, 0, 1, 1, BF, BF), NULL, NULL, NULL, NULL, "96", "3"}, /* pixels as N */
-        {shape(3, 14, 14, 256, 136, 1, 1, 1, 0, 1, 1, BF, F32), "1", "128", "2", NULL, NULL, "3"}, /* f32 y */
-        {shape(2, 30, 30, 64, 192, 3, 3, 2, 1, 1, 1, BF, BF), "1", "128", "2", NULL, NULL, "3"},  /* stride 2 */
-    };
-    const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6306)};
-    int both_ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            igemm_epilogue_t e = igemm_epilogue_default();
-            if (ek >= 1) {
-                e.has_bias = 1;
-                e.activation = IGEMM_ACT_RELU;
-            }
-            if (ek == 2) {
-                e.has_scale = e.has_residual = 1;
-                e.beta = 0.75f;
-                e.activation = IGEMM_ACT_GELU_TANH;
-            }
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            const size_t bytes = (size_t)pb.ye * pb.ysz;
-            void *first = malloc(bytes);
-            REQUIRE(first != NULL);
-            int ran = 0;
-            for (int br = 0; br <= 1; br++) {
-                if (cases[ci].wm) setenv("IGEMM_SM90_FORCE_WM", cases[ci].wm, 1);
-                if (cases[ci].bn) setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
-                if (cases[ci].nc) setenv("IGEMM_SM90_FORCE_NC", cases[ci].nc, 1);
-                if (cases[ci].pp) setenv("IGEMM_SM90_PINGPONG", cases[ci].pp, 1);
-                setenv("IGEMM_SM90_PIXN", cases[ci].tp ? cases[ci].tp : "0", 1);
-                setenv("IGEMM_SM90_GRID", cases[ci].grid, 1);
-                setenv("IGEMM_SM90_BREUSE", br ? "1" : "0", 1);
-                if (!cases[ci].tp && ci % 2 == 1) setenv("IGEMM_SM90_RES_MODE", "1", 1);
-                igemm_plan_options_t o = igemm_plan_options_default();
-                o.path = IGEMM_PATH_SM90;
-                igemm_plan_t *plan = NULL;
-                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-                unsetenv("IGEMM_SM90_FORCE_WM");
-                unsetenv("IGEMM_SM90_FORCE_BN");
-                unsetenv("IGEMM_SM90_FORCE_NC");
-                unsetenv("IGEMM_SM90_PINGPONG");
-                unsetenv("IGEMM_SM90_PIXN");
-                unsetenv("IGEMM_SM90_GRID");
-                unsetenv("IGEMM_SM90_BREUSE");
-                unsetenv("IGEMM_SM90_RES_MODE");
-                if (s != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, resident %d): %s", pb.str, br,
-                              igemm_last_error());
-                    break;
-                }
-                const char *desc = igemm_plan_describe(plan);
-                CHECK_MSG((strstr(desc, "filter resident") != NULL) == (br == 1),
-                          "%s: filter resident %s but the plan says: %s", pb.str, br ? "forced" : "off", desc);
-                if (cases[ci].pp) CHECK_MSG(strstr(desc, "ping-pong") != NULL, "%s: ping-pong forced but: %s", pb.str, desc);
-                if (cases[ci].tp) CHECK_MSG(strstr(desc, "pixels as wgmma N") != NULL, "%s: pixels as N forced but: %s", pb.str, desc);
-                char tag[48];
-                snprintf(tag, sizeof tag, "sm90 filter resident %d", br);
-                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                    problem_check(&pb, tag, NULL);
-                    if (br == 0) memcpy(first, pb.hout, bytes);
-                    else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
-                                   "%s: filter-resident output differs from the ring plan's", pb.str);
-                    ran++;
-                } else {
-                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-                }
-                igemm_plan_destroy(plan);
-            }
-            both_ran += ran == 2;
-            free(first);
-            problem_free(&pb);
-        }
-    }
-    CHECK_MSG(both_ran == 3 * ncases, "filter resident on/off ran both ways on %d of %d problems", both_ran,
-              3 * ncases);
 }
 
 /* The fold path (c % 8 != 0) with each number of folded filter rows F (IGEMM_SM90_FOLD_ROWS)

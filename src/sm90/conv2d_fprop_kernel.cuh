@@ -80,13 +80,6 @@ typedef struct igemm_sm90_args {
                             tile's k-blocks; the consumers read it there and release the stage;
                           0: none (or global loads on the direct-store path) */
     int32_t sb_vec2;   /* gemm_n even and scale/bias (where given) 8-byte aligned: float2 loads */
-    int32_t b_reuse;   /* filter-resident plans (no split, no cluster): the B part of the ring is
-                          k_iters slots, one per k-block of the tile, loaded once: CTA c keeps
-                          N-tile c % tiles_n and takes the M-tiles c / tiles_n + lap * (CTAs of
-                          that N-tile), so the N-tiles' CTAs run the same M-tiles in step (the A
-                          tile shared in L2 at once, as in the rasterised order) */
-    int32_t rq, rr;    /* b_reuse: grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
-    igemm_fastdiv_t fd_grid, fd_tn; /* b_reuse: / grid, / tiles_n */
     const float *scale;
     const float *bias;
     const void *residual;
@@ -280,19 +273,6 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
 static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int rank, int bn,
                                                         int &m0, int &n0, int &kb0, int &kb1)
 {
-    if (a.b_reuse) { /* unit = c + lap*grid: CTA c, N-tile c % tiles_n, M-tile c / tiles_n + lap *
-                        (CTAs of that N-tile); m0 >= M past the CTA's last M-tile (every role stops
-                        there: a.num_units = grid * the most laps any CTA takes) */
-        const int lap = igemm_fastdiv_div(unit, a.fd_grid);
-        const int c = unit - lap * a.fd_grid.d;
-        const int cr = igemm_fastdiv_div(c, a.fd_tn);
-        const int tn = c - cr * a.tiles_n;
-        m0 = (cr + lap * (a.rq + (tn < a.rr ? 1 : 0))) * a.bm;
-        n0 = tn * bn;
-        kb0 = 0;
-        kb1 = a.k_iters;
-        return;
-    }
     int t = unit, split = 0;
     if (a.splits > 1) {
         split = igemm_fastdiv_div(unit, a.fd_tiles);
@@ -362,7 +342,6 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
         sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
-        if (a.b_reuse && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
         if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
             const int c = j & 1;
@@ -453,8 +432,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
-    /* B: S ring stages, or with a.b_reuse one resident slot per k-block of the tile */
-    const uint32_t epi_smem = b_smem + (uint32_t)(a.b_reuse ? a.k_iters : S) * B_STAGE_BYTES; /* multiple of 1024 */
+    const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
     const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
@@ -513,13 +491,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
-            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
+            for (int unit = unit0; unit < a.num_units; unit += unit_step) {
                 int m0, n0, kb0, kb1;
                 sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
-                if (a.b_reuse && m0 >= a.gemm_m) break; /* past this CTA's last tile */
-                /* filter-resident plans load the B slots with the CTA's first tile only (its
-                 * N-tile never changes; sm90_decode_unit) */
-                const bool load_b = !a.b_reuse || j == 0;
                 /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
                 const int nb = igemm_fastdiv_div(m0, a.fd_pq);
                 const int rem = m0 - nb * a.pq;
@@ -539,7 +513,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     if (leader) {
-                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
+                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
                         if (a.a_tiled)
                             ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                              cb * SM90_BK, m0);
@@ -551,9 +525,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             ptx_cp_async_bulk_tensor_4d_tile_multicast(
                                 b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
                                 &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
-                        else if (load_b)
-                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(a.b_reuse ? kb : stage) * B_STAGE_BYTES,
-                                                             &tmap_w, fb, cb * SM90_BK, s, r, n0);
+                        else
+                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
+                                                             cb * SM90_BK, s, r, n0);
                     }
                     if (++cb == a.c_blocks) {
                         cb = 0;
@@ -639,7 +613,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
         sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
-        if (a.b_reuse && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
         if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
@@ -667,15 +640,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
             const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
-            const uint32_t b_st = b_smem + (uint32_t)(a.b_reuse ? it : stage) * B_STAGE_BYTES; /* resident slot or ring stage */
-            const uint64_t db = wgmma_desc_kmajor_sw128(b_st);
+            const uint64_t db = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES);
 #pragma unroll
             for (int i = 0; i < WM; i++)
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
             if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
-                const uint64_t df = wgmma_desc_kmajor_sw128(b_st + 8192u * cw);
+                const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES + 8192u * cw);
                 const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
                 for (int kk = 0; kk < SM90_BK / 16; kk++)
