@@ -648,6 +648,20 @@ TEST(gpu_determinism)
     }
 }
 
+/* 1 (and the test marked skipped) unless the current device is sm_90: the sm90-path tests. */
+static int skip_unless_sm90(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (major != 9 || minor != 0) {
+        test_skip("needs an sm_90 device (the sm90 path)");
+        return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ sm90 clusters */
 
 /* The same problems with 2x1 clusters (filter multicast) and without: both match the
@@ -657,14 +671,7 @@ TEST(gpu_determinism)
 TEST(gpu_sm90_cluster_on_off)
 {
     SKIP_WITHOUT_GPU();
-    int dev = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (major != 9 || minor != 0) {
-        test_skip("needs an sm_90 device (the sm90 path)");
-        return;
-    }
+    if (skip_unless_sm90()) return;
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
     struct {
         igemm_conv2d_desc_t d;
@@ -759,14 +766,7 @@ TEST(gpu_sm90_cluster_on_off)
 TEST(gpu_sm90_fold_rows)
 {
     SKIP_WITHOUT_GPU();
-    int dev = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (major != 9 || minor != 0) {
-        test_skip("needs an sm_90 device (the sm90 path)");
-        return;
-    }
+    if (skip_unless_sm90()) return;
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
     igemm_conv2d_desc_t cases[] = {
         shape(2, 40, 36, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),   /* ResNet stem: F up to 3 */
