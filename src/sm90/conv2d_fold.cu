@@ -75,11 +75,11 @@ static void fold_geometry(const igemm_conv_params_t *p, fold_geom_t *g)
         fold_geometry_f(p, atoi(ff_s) < fmax ? atoi(ff_s) : fmax, g);
         return;
     }
+    const double y_bytes = (double)p->gemm_m * (double)p->gemm_n * (p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0);
     double best = 0.0;
     for (int64_t f = fmax; f >= 1; f--) {
         fold_geom_t c;
         fold_geometry_f(p, f, &c);
-        const double y_bytes = (double)p->gemm_m * (double)p->gemm_n * (p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0);
         const double mem = ((double)c.x_elems * 2.0 + y_bytes) / 3.0e6;
         const double mma = (double)p->gemm_m * (double)p->gemm_n * (double)c.rp * 64.0 * 2.0 / 2.7e8;
         const double t = 1.26e-6 * (double)c.x_elems + (mem > mma ? mem : mma);
