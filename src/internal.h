@@ -71,6 +71,7 @@ typedef struct igemm_kernel_config {
     int pingpong;          /* sm90: consumers take whole tiles in turn (tile rows 64 * WM) */
     int res_mode;          /* sm90, TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */
     int pixels_n;          /* sm90: tile of bm pixels x 128 channels, pixels as the wgmma N */
+    int b_reuse;           /* sm90: filter tiles resident (k-block slots), loaded when the N-tile changes */
     int fold_rows;         /* sm90 fold path: filter rows F folded into each x' pixel (fixed at plan time) */
     int split_k;           /* K splits (1 = none); deterministic reduction */
     int variant;           /* family-specific kernel variant id */

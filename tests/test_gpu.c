@@ -454,9 +454,11 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             setenv("IGEMM_SM90_FORCE_BN", force_bn[i % 9], 1);
             setenv("IGEMM_SM90_FORCE_NC", force_nc[i % 9], 1);
             if (i % 9 >= 7) { /* where it applies (TMA stores); a small grid, so that each CTA's
-                                 * two consumers take several tiles in turn */
+                                 * two consumers take several tiles in turn; filter-resident
+                                 * (where it fits) on every other such configuration */
                 setenv("IGEMM_SM90_PINGPONG", "1", 1);
                 setenv("IGEMM_SM90_GRID", i % 2 ? "3" : "2", 1);
+                setenv("IGEMM_SM90_BREUSE", (i / 9) % 2 ? "1" : "0", 1);
             }
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
@@ -478,6 +480,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         if (path == IGEMM_PATH_SM90 && i % 2 == 1) setenv("IGEMM_SM90_FOLD_ROWS", "64", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FOLD_ROWS");
+        unsetenv("IGEMM_SM90_BREUSE");
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
@@ -760,6 +763,100 @@ TEST(gpu_sm90_cluster_on_off)
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
+/* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one
+ * N-tile, loads its filter slots once and walks M-tiles. Small grids make every CTA take
+ * several tiles, with N-tiles of unequal CTA counts (grid % N-tiles != 0). 128 x 64 and
+ * 128 x 128 tiles, N tails, 1x1 (tiled A), strided and dilated 3x3, both residual paths:
+ * resident on and off match the reference and each other bit for bit. */
+TEST(gpu_sm90_filter_resident)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *bn, *grid;
+        int fits; /* forced on, the planner takes it (grid >= N-tiles, 2+ stages) */
+    } cases[] = {
+        {shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "64", "5", 1},   /* 6 x 4 tiles, N tail */
+        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "128", "4", 1},    /* tiled A, 2 c-blocks */
+        {shape(2, 23, 29, 128, 200, 1, 1, 1, 0, 1, 1, BF, BF), "128", "5", 1},   /* N tail */
+        {shape(1, 28, 30, 128, 256, 1, 1, 1, 0, 1, 1, F16, F16), "64", "3", 0},  /* 4 N-tiles on 3 CTAs */
+        {shape(2, 30, 30, 64, 192, 3, 3, 2, 1, 1, 1, BF, BF), "64", "3", 1},     /* stride 2, 3 N-tiles */
+        {shape(2, 21, 17, 64, 64, 3, 3, 1, 2, 2, 1, BF, BF), "64", "2", 1},      /* dilation 2, one N-tile */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6306)};
+    int both_ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            igemm_epilogue_t e = igemm_epilogue_default();
+            if (ek >= 1) {
+                e.has_bias = 1;
+                e.activation = IGEMM_ACT_RELU;
+            }
+            if (ek == 2) {
+                e.has_scale = e.has_residual = 1;
+                e.beta = 0.75f;
+                e.activation = IGEMM_ACT_GELU_TANH;
+            }
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            const size_t bytes = (size_t)pb.ye * pb.ysz;
+            void *first = malloc(bytes);
+            REQUIRE(first != NULL);
+            int ran = 0;
+            for (int br = 0; br <= 1; br++) {
+                setenv("IGEMM_SM90_FORCE_WM", "2", 1);
+                setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
+                setenv("IGEMM_SM90_PINGPONG", "1", 1);
+                setenv("IGEMM_SM90_GRID", cases[ci].grid, 1);
+                setenv("IGEMM_SM90_BREUSE", br ? "1" : "0", 1);
+                if (ci % 2 == 1) setenv("IGEMM_SM90_RES_MODE", "2", 1); /* ping-pong's default is 1 */
+                igemm_plan_options_t o = igemm_plan_options_default();
+                o.path = IGEMM_PATH_SM90;
+                igemm_plan_t *plan = NULL;
+                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+                unsetenv("IGEMM_SM90_FORCE_WM");
+                unsetenv("IGEMM_SM90_FORCE_BN");
+                unsetenv("IGEMM_SM90_PINGPONG");
+                unsetenv("IGEMM_SM90_GRID");
+                unsetenv("IGEMM_SM90_BREUSE");
+                unsetenv("IGEMM_SM90_RES_MODE");
+                if (s != IGEMM_STATUS_SUCCESS) {
+                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, resident %d): %s", pb.str, br,
+                              igemm_last_error());
+                    break;
+                }
+                const char *desc = igemm_plan_describe(plan);
+                CHECK_MSG((strstr(desc, "filter resident") != NULL) == (br == 1 && cases[ci].fits),
+                          "%s: filter resident %s but the plan says: %s", pb.str, br ? "forced" : "off", desc);
+                CHECK_MSG(strstr(desc, "ping-pong") != NULL, "%s: ping-pong forced but: %s", pb.str, desc);
+                char tag[48];
+                snprintf(tag, sizeof tag, "sm90 filter resident %d", br);
+                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
+                    problem_check(&pb, tag, NULL);
+                    if (br == 0) memcpy(first, pb.hout, bytes);
+                    else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
+                                   "%s: filter-resident output differs from the ring plan's", pb.str);
+                    ran++;
+                } else {
+                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+                }
+                igemm_plan_destroy(plan);
+            }
+            both_ran += ran == 2;
+            free(first);
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(both_ran == 3 * ncases, "filter resident on/off ran both ways on %d of %d problems", both_ran,
+              3 * ncases);
+}
+
 /* The fold path (c % 8 != 0) with each number of folded filter rows F (IGEMM_SM90_FOLD_ROWS)
  * and the cost model's pick: x' has C' = roundup(F*S*C, 8) channels and R' = ceil(R/F) rows of
  * taps; every F must match the reference (the stem-like shapes fold 1, 2 or 3 rows). */
@@ -792,6 +889,7 @@ TEST(gpu_sm90_fold_rows)
             igemm_plan_t *plan = NULL;
             igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
             unsetenv("IGEMM_SM90_FOLD_ROWS");
+        unsetenv("IGEMM_SM90_BREUSE");
             if (s != IGEMM_STATUS_SUCCESS) {
                 test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, fold rows %s): %s", pb.str,
                           rows[ri] ? rows[ri] : "auto", igemm_last_error());

@@ -35,6 +35,12 @@
  *   ...; all roles walk the same sequence, decoding units with host-made fast divisors
  *   (src/common/fastdiv.h: a multiply-high and a shift per division). The producer runs
  *   ahead into the next unit's stages while the consumers run the epilogue.
+ *   Filter-resident ping-pong plans (b_reuse, instances with BRES = true; several tiles per
+ *   CTA, no split, no cluster): the filter tiles of all k-blocks stay in shared memory, loaded
+ *   with the CTA's first tile: CTA c keeps N-tile c % tiles_n and walks M-tiles c / tiles_n +
+ *   lap * (CTAs of that N-tile), so each k-block stage carries only its A tile and the N-tiles'
+ *   CTAs still run the same M-tiles at the same time (A shared in L2). Cuts a 128 x BN tile's
+ *   operand traffic by BN/(128 + BN) (docs/perf.md S7-2: vgg_3x3_64 -17% on an H100).
  *   Tiles (BM x BN): 128x64, 128x128, 128x256, 256x64, 256x128 (NC = 2) and 192x128 (NC = 3,
  *   WM = 1: 512 threads, so 128 registers at compile time; the 64 accumulators fit). The
  *   192-row tile is for one-wave layers whose other tiles leave SMs idle: M = 6272 gives 33
@@ -61,7 +67,8 @@
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
- *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major)
+ *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major); filter-resident
+ *            plans: k_iters slots of BN x 128 B instead, one per k-block of the tile
  *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled; with pixels
  *            as N, TP x 64): ES = 2 (store double buffer; 1 on one-wave pixels-as-N plans) or,
  *            with residual mode 1, the tile's boxes + 1 or 2 (or 2 where that buys a 4th
@@ -200,14 +207,15 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
-/* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A/B ring,
- * nc x epi_slots epilogue boxes (64 x 64 16-bit, or with pixels as N (pixn) BM pixel rows x
- * 64 channels), full/empty barriers per stage, nc x 6 x 2 residual barriers and 2 ping-pong
- * order barriers. */
-static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn)
+/* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A ring, B ring
+ * (or with bres > 0 that many resident filter slots), nc x epi_slots epilogue boxes (64 x 64
+ * 16-bit, or with pixels as N (pixn) BM pixel rows x 64 channels), full/empty barriers per
+ * stage, nc x 6 x 2 residual barriers and 2 ping-pong order barriers. */
+static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres)
 {
     const size_t ebox = pixn ? (size_t)bm * 128 : (size_t)SM90_EPI_BUF_BYTES;
-    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * ((size_t)bm * SM90_BK * 2 + (size_t)bn * SM90_BK * 2) +
+    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * (size_t)bm * SM90_BK * 2 +
+           (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
            (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
            16; /* 2 ping-pong order barriers */
 }
@@ -215,7 +223,16 @@ static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots,
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, 0) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, 0, 0) > (size_t)smem_optin) s--;
+    return s;
+}
+
+/* Stages of a filter-resident plan (bres = k_iters filter slots beside the A ring; pixn as in
+ * sm90_smem_bytes). */
+static int sm90_stages_bres(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
+{
+    int s = SM90_MAX_STAGES;
+    while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
     return s;
 }
 
@@ -223,7 +240,7 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
 static int sm90_stages_pixn(int tp, int es, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes(tp, 128, 2, s, es, 1) > (size_t)smem_optin) s--;
+    while (s >= 2 && sm90_smem_bytes(tp, 128, 2, s, es, 1, 0) > (size_t)smem_optin) s--;
     return s;
 }
 
@@ -549,6 +566,35 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int64_t cap = fg_s ? atoll(fg_s) / cm : 0;
         if (cap >= 1 && cap < max_clusters) max_clusters = cap;
     }
+    /* Filter-resident ping-pong plans (b_reuse, their own kernel instances: BRES): the B part of
+     * the ring becomes k_iters slots, one per k-block, loaded once: CTA c keeps N-tile c %
+     * tiles_n and walks M-tiles c / tiles_n + lap * (the N-tile's CTAs), so the operand traffic
+     * from L2 of a 128 x BN tile drops by BN / (128 + BN) (a third at BN = 128) while the CTAs
+     * of the N-tiles still run the same M-tiles at once. For ping-pong plans of several tiles
+     * per CTA, where the per-N-tile CTA counts take no more laps than the plain order
+     * (ceil(tiles / grid)) and the k_iters filter slots leave at least 4 A stages. Measured as a
+     * run-time switch in every instance (docs/perf.md S7-2, S7-F): vgg_3x3_64 -17% (H100) and
+     * -4.5% (H200), r50_l1_3x3_64 -5% / -2.6%, r50_l2_ds_256_512 -5% / 0%, but the switch cost
+     * the other plans 1-4%, hence separate instances. IGEMM_SM90_BREUSE=0 turns it off, =1
+     * forces it on ping-pong plans wherever it fits (2+ stages, grid >= N-tiles). */
+    int best_br = 0;
+    {
+        const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
+        const int fbr = fbr_s ? atoi(fbr_s) : -1;
+        const int64_t grid_u = units < max_clusters ? units : max_clusters;
+        const int64_t tiles_n = (N + best_bn - 1) / best_bn;
+        const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
+        const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
+        if (fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
+            (fbr == 1 || balanced)) {
+            const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
+                                              dev->smem_optin_per_block);
+            if (s_br >= (fbr == 1 ? 2 : 4)) {
+                best_br = 1;
+                best_stages = s_br;
+            }
+        }
+    }
     cfg->bm = bm;
     cfg->bn = best_bn;
     cfg->bk = SM90_BK;
@@ -557,31 +603,37 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->consumers = best_nc;
     cfg->pingpong = best_pp;
     cfg->pixels_n = best_tp > 0;
+    cfg->b_reuse = best_br;
     cfg->cluster_m = cm;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
-    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
-             "%d staging boxes%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             "%d staging boxes%s%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
              bm, best_bn, SM90_BK, best_stages, best_nc, best_wm,
              best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
+             best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int epi,
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int bres, int epi,
                                        bool tma_epi)
 {
+    if (pp && bres) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ppbr(bn, epi)
+                                           : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ppbr(bn, epi)
+                                                                    : NULL;
+    if (bres) return NULL; /* filter-resident instances exist for ping-pong plans only */
     if (pixn) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pixn(bm, epi)
                                      : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pixn(bm, epi)
                                                               : NULL;
@@ -625,7 +677,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
-    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n, epi,
+    const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n,
+                                                cfg->b_reuse, epi,
                                                 tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
@@ -731,6 +784,17 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
                                                                                  : a.group_m);
     a.fd_pq = igemm_fastdiv_make(a.pq);
     a.fd_q = igemm_fastdiv_make(a.q);
+    const int grid = cfg->grid > 0 ? cfg->grid : 1;
+    if (cfg->b_reuse) { /* configure() set it only without split and cluster, with grid >= tiles_n */
+        if (grid < a.tiles_n)
+            return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: filter-resident plan with grid %d < %d N-tiles",
+                                   grid, (int)a.tiles_n);
+        a.rq = grid / a.tiles_n;
+        a.rr = grid % a.tiles_n;
+        a.fd_grid = igemm_fastdiv_make(grid);
+        a.fd_tn = igemm_fastdiv_make(a.tiles_n);
+        a.num_units = grid * ((a.tiles_m + a.rq - 1) / a.rq); /* the most laps a CTA takes */
+    }
     a.stages = cfg->stages;
     a.alpha = p->alpha;
     a.beta = p->beta;
@@ -764,7 +828,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         }
         st->smem_attr_done = 1;
     }
-    const int grid = cfg->grid > 0 ? cfg->grid : 1;
     if (cm > 1) {
         cudaLaunchConfig_t lc;
         cudaLaunchAttribute attr[1];

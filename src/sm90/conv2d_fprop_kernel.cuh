@@ -85,6 +85,13 @@ typedef struct igemm_sm90_args {
     const void *residual;
     void *y;
     float *workspace; /* split-K partials [splits][M][N] fp32; NULL when splits == 1 */
+    /* filter-resident instances (BRES; no split, no cluster): the B part of the ring is k_iters
+     * slots, one per k-block of the tile, loaded once: CTA c keeps N-tile c % tiles_n and takes
+     * the M-tiles c / tiles_n + lap * (CTAs of that N-tile), so the N-tiles' CTAs run the same
+     * M-tiles in step (the A tile shared in L2 at once, as in the rasterised order). Last in the
+     * struct: the other instances' parameter offsets stay as they were. */
+    int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
+    igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
 } igemm_sm90_args_t;
 
 /* ------------------------------------------------------------------ device code */
@@ -270,9 +277,23 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
  * inside a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest),
  * so consecutive units share filter tiles and A rows in L2. Divisions by run-time constants
  * use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
+template <bool BRES>
 static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int rank, int bn,
                                                         int &m0, int &n0, int &kb0, int &kb1)
 {
+    if constexpr (BRES) { /* unit = c + lap*grid: CTA c, N-tile c % tiles_n, M-tile c / tiles_n + lap *
+                        (CTAs of that N-tile); m0 >= M past the CTA's last M-tile (every role stops
+                        there: a.num_units = grid * the most laps any CTA takes) */
+        const int lap = igemm_fastdiv_div(unit, a.fd_grid);
+        const int c = unit - lap * a.fd_grid.d;
+        const int cr = igemm_fastdiv_div(c, a.fd_tn);
+        const int tn = c - cr * a.tiles_n;
+        m0 = (cr + lap * (a.rq + (tn < a.rr ? 1 : 0))) * a.bm;
+        n0 = tn * bn;
+        kb0 = 0;
+        kb1 = a.k_iters;
+        return;
+    }
     int t = unit, split = 0;
     if (a.splits > 1) {
         split = igemm_fastdiv_div(unit, a.fd_tiles);
@@ -323,7 +344,7 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
  * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
  * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/perf.md S6-3). */
-template <int BN, int WM, int NC, bool PP>
+template <int BN, int WM, int NC, bool PP, bool BRES>
 static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
                                                            uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
                                                            int ES, int unit0, int unit_step, int rank)
@@ -341,7 +362,8 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     uint32_t phase1 = 0;
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+        if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
         if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
             const int c = j & 1;
@@ -403,7 +425,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
  * k-blocks; warp 1 (a.res_ring == 1) loads residual boxes into the consumers' epilogue rings of
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -432,7 +454,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t base = (raw + 1023u) & ~1023u;
     const uint32_t a_smem = base;
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
-    const uint32_t epi_smem = base + (uint32_t)S * (A_STAGE + B_STAGE_BYTES); /* multiple of 1024 */
+    /* B: S ring stages, or filter-resident (BRES) one slot per k-block of the tile */
+    const uint32_t epi_smem = b_smem + (uint32_t)(BRES ? a.k_iters : S) * B_STAGE_BYTES; /* multiple of 1024 */
     const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
@@ -491,9 +514,13 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
-            for (int unit = unit0; unit < a.num_units; unit += unit_step) {
+            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
                 int m0, n0, kb0, kb1;
-                sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
+                sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+                if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
+                /* filter-resident plans load the B slots with the CTA's first tile only (its
+                 * N-tile never changes; sm90_decode_unit) */
+                const bool load_b = !BRES || j == 0;
                 /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
                 const int nb = igemm_fastdiv_div(m0, a.fd_pq);
                 const int rem = m0 - nb * a.pq;
@@ -513,7 +540,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     if (leader) {
-                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + B_STAGE_BYTES);
+                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
                         if (a.a_tiled)
                             ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                              cb * SM90_BK, m0);
@@ -525,9 +552,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             ptx_cp_async_bulk_tensor_4d_tile_multicast(
                                 b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
                                 &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
-                        else
-                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE_BYTES, &tmap_w, fb,
-                                                             cb * SM90_BK, s, r, n0);
+                        else if (load_b)
+                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES,
+                                                             &tmap_w, fb, cb * SM90_BK, s, r, n0);
                     }
                     if (++cb == a.c_blocks) {
                         cb = 0;
@@ -567,7 +594,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 }
             }
         } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
-            sm90_residual_producer<BN, WM, NC, PP>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES, unit0, unit_step,
+            sm90_residual_producer<BN, WM, NC, PP, BRES>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES, unit0, unit_step,
                                                    rank);
         }
         /* no cluster barrier here: barrier.cluster.wait counts the cluster's non-exited threads,
@@ -612,7 +639,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     int own = 0; /* ping-pong: this consumer's tiles so far */
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit(a, unit, rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+        if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
         if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
@@ -640,14 +668,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
             const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
-            const uint64_t db = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES);
+            const uint32_t b_st = b_smem + (uint32_t)(BRES ? it : stage) * B_STAGE_BYTES; /* resident slot or ring stage */
+            const uint64_t db = wgmma_desc_kmajor_sw128(b_st);
 #pragma unroll
             for (int i = 0; i < WM; i++)
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
             if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
-                const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)stage * B_STAGE_BYTES + 8192u * cw);
+                const uint64_t df = wgmma_desc_kmajor_sw128(b_st + 8192u * cw);
                 const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
                 for (int kk = 0; kk < SM90_BK / 16; kk++)
@@ -1005,6 +1034,8 @@ sm90_kernel_fn igemm_sm90_pick_f16_nc3(int bn, int epi, bool tma_epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pixn(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_ppbr(int bn, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_ppbr(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
@@ -1048,6 +1079,20 @@ sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
     {                                                                                                  \
         if (bn == 128) return SM90_PICK_TMA_EPI(DT, 128, 2, 2, true, epi);                             \
         if (bn == 64) return SM90_PICK_TMA_EPI(DT, 64, 2, 2, true, epi);                               \
+        return NULL;                                                                                   \
+    }
+
+/* filter-resident ping-pong instances (BRES: the filter tiles of every k-block stay in shared
+ * memory, one N-tile per CTA; otherwise as SM90_DEFINE_PICK_PP) */
+#define SM90_PICK_PPBR(DT, BN, epi)                                                                    \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 0, true, 2, true, 0, true>               \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 1, true, 2, true, 0, true>               \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 2, true, 2, true, 0, true>)
+#define SM90_DEFINE_PICK_PPBR(NAME, DT)                                                                \
+    sm90_kernel_fn NAME(int bn, int epi)                                                               \
+    {                                                                                                  \
+        if (bn == 128) return SM90_PICK_PPBR(DT, 128, epi);                                            \
+        if (bn == 64) return SM90_PICK_PPBR(DT, 64, epi);                                              \
         return NULL;                                                                                   \
     }
 
