@@ -889,7 +889,6 @@ TEST(gpu_sm90_fold_rows)
             igemm_plan_t *plan = NULL;
             igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
             unsetenv("IGEMM_SM90_FOLD_ROWS");
-        unsetenv("IGEMM_SM90_BREUSE");
             if (s != IGEMM_STATUS_SUCCESS) {
                 test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, fold rows %s): %s", pb.str,
                           rows[ri] ? rows[ri] : "auto", igemm_last_error());

@@ -585,8 +585,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int64_t tiles_n = (N + best_bn - 1) / best_bn;
         const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
         const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
+        /* 1x1 stride-1 layers (A loaded as a plain tiled matrix) of one N-tile lost 1-2% with it
+         * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
+        const int a_plain = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                            p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
         if (fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
-            (fbr == 1 || balanced)) {
+            (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
             const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
                                               dev->smem_optin_per_block);
             if (s_br >= (fbr == 1 ? 2 : 4)) {
