@@ -73,6 +73,11 @@ typedef struct igemm_kernel_config {
     int pixels_n;          /* sm90: tile of bm pixels x 128 channels, pixels as the wgmma N */
     int b_reuse;           /* sm90: filter tiles resident (k-block slots), loaded when the N-tile changes */
     int fold_rows;         /* sm90 fold path: filter rows F folded into each x' pixel (fixed at plan time) */
+    int a_gather;          /* sm90 stem path (c <= 4): A gathered by the producer warps from a 4-channel
+                              copy of x (fold_rows = filter rows per k-block); set by the fold family
+                              before it calls the sm90 configure, which then plans ping-pong 128-row
+                              tiles with the residual through the operand ring */
+    int g_r, g_s;          /* sm90 stem path: the original filter's R and S */
     int split_k;           /* K splits (1 = none); deterministic reduction */
     int variant;           /* family-specific kernel variant id */
     int grid;              /* CTAs launched (persistent kernels) */

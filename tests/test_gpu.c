@@ -478,8 +478,11 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         /* and the fold path (c % 8 != 0) with the most filter rows folded per pixel on half of
          * them (its cost model picks one row on most small problems) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 1) setenv("IGEMM_SM90_FOLD_ROWS", "64", 1);
+        /* and c <= 4 through the stem path (gathered A) instead of the materialised fold on every fourth */
+        if (path == IGEMM_PATH_SM90 && i % 4 == 3) setenv("IGEMM_SM90_GATHER", "1", 1);
         const int rc1 = run_one(&d, &e, path, &g, &st, path == IGEMM_PATH_SM90);
         unsetenv("IGEMM_SM90_FOLD_ROWS");
+        unsetenv("IGEMM_SM90_GATHER");
         unsetenv("IGEMM_SM90_BREUSE");
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
@@ -884,11 +887,13 @@ TEST(gpu_sm90_fold_rows)
                 return;
             }
             if (rows[ri]) setenv("IGEMM_SM90_FOLD_ROWS", rows[ri], 1);
+            setenv("IGEMM_SM90_GATHER", "0", 1); /* the materialised fold (c <= 4 has the stem path) */
             igemm_plan_options_t o = igemm_plan_options_default();
             o.path = IGEMM_PATH_SM90;
             igemm_plan_t *plan = NULL;
             igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
             unsetenv("IGEMM_SM90_FOLD_ROWS");
+            unsetenv("IGEMM_SM90_GATHER");
             if (s != IGEMM_STATUS_SUCCESS) {
                 test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, fold rows %s): %s", pb.str,
                           rows[ri] ? rows[ri] : "auto", igemm_last_error());
@@ -913,6 +918,83 @@ TEST(gpu_sm90_fold_rows)
         }
     }
     CHECK_MSG(ran == 8, "fold rows ran %d of 8 plans", ran);
+}
+
+/* The stem path (IGEMM_SM90_GATHER=1; c <= 4: A gathered by the producer warpgroup with cp.async
+ * from a 4-channel copy of x, GA instances): c = 1..4, filters up to 7x7 and 1x16, strides, dilation and
+ * asymmetric padding, 64- and 128-column tiles, M tails, every epilogue kind (the residual
+ * through the operand ring), on the planner's grid and on a 3-CTA grid (each CTA many tiles, the
+ * ring wrapping): each must name the stem path and match the reference. */
+TEST(gpu_sm90_stem_gather)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    igemm_conv2d_desc_t cases[] = {
+        shape(2, 40, 36, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),    /* ResNet stem: 2 rows x 7 taps per k-block */
+        shape(1, 30, 20, 1, 32, 5, 5, 1, 2, 1, 1, F16, F16),  /* c = 1 */
+        shape(2, 17, 23, 4, 64, 3, 3, 1, 2, 2, 1, BF, BF),    /* c = 4, dilation 2: one k-block */
+        shape(1, 33, 29, 2, 136, 7, 3, 1, 1, 1, 1, F16, F16), /* c = 2, 128-column tiles, N tail */
+        shape(1, 21, 40, 3, 64, 2, 16, 1, 0, 1, 1, BF, BF),   /* 1 x 16 taps: all 16 of a row */
+        shape(3, 11, 13, 3, 48, 1, 1, 1, 0, 1, 1, BF, BF),    /* 1x1 */
+    };
+    cases[1].stride_w = 2;
+    cases[3].stride_h = 2;
+    cases[3].pad_top = 3;
+    cases[3].pad_bottom = 2;
+    cases[4].pad_left = 5;
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6506)};
+    int ran = 0, runs = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            for (int small = 0; small <= 1; small++) {
+                igemm_epilogue_t e = igemm_epilogue_default();
+                if (ek >= 1) {
+                    e.has_bias = 1;
+                    e.activation = IGEMM_ACT_RELU;
+                }
+                if (ek == 2) {
+                    e.has_scale = e.has_residual = 1;
+                    e.beta = 0.75f;
+                    e.activation = IGEMM_ACT_GELU_TANH;
+                }
+                problem_t pb;
+                if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+                    problem_free(&pb);
+                    return;
+                }
+                if (small) setenv("IGEMM_SM90_GRID", "3", 1);
+                setenv("IGEMM_SM90_GATHER", "1", 1); /* off by default (slower than the fold) */
+                igemm_plan_options_t o = igemm_plan_options_default();
+                o.path = IGEMM_PATH_SM90;
+                igemm_plan_t *plan = NULL;
+                igemm_status_t st = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+                unsetenv("IGEMM_SM90_GRID");
+                unsetenv("IGEMM_SM90_GATHER");
+                runs++;
+                if (st != IGEMM_STATUS_SUCCESS) {
+                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90): %s", pb.str, igemm_last_error());
+                    problem_free(&pb);
+                    continue;
+                }
+                const char *desc = igemm_plan_describe(plan);
+                CHECK_MSG(strstr(desc, "stem:") != NULL && strstr(desc, "gathered") != NULL,
+                          "%s: expected the stem path, the plan says: %s", pb.str, desc);
+                char tag[48];
+                snprintf(tag, sizeof tag, "sm90 stem%s", small ? " grid 3" : "");
+                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
+                    problem_check(&pb, tag, NULL);
+                    ran++;
+                } else {
+                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+                }
+                igemm_plan_destroy(plan);
+                problem_free(&pb);
+            }
+        }
+    }
+    CHECK_MSG(ran == runs && runs == ncases * 6, "stem path ran %d of %d plans", ran, ncases * 6);
 }
 
 /* Two live plans that run the same sm90 kernel instance with different shared-memory needs

@@ -74,16 +74,17 @@ stage_sanitize() {
   # 4-CTA grid (each consumer several tiles, in turn); the eighth pixels as wgmma N (96 x 128
   # tiles) on a 4-CTA grid; the ninth the fold path of a ResNet stem (c = 3: 2 filter rows
   # folded into 48 channels); the tenth a filter-resident ping-pong plan on a 5-CTA grid
-  # (N-tiles with unequal CTA counts)
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1"; do
+  # (N-tiles with unequal CTA counts). The eleventh takes the stem path (A gathered by cp.async,
+  # IGEMM_SM90_GATHER=1) on a 3-CTA grid (the ring wraps many times), the twelfth on the planner's grid
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE
-      case "$s" in bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER
+      case "$s" in gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER
 }
 stage_checkpixn() {
   stamp checkpixn

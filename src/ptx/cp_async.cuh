@@ -18,6 +18,31 @@ static __device__ __forceinline__ void cp_async_cg_shared_global_16(uint32_t sme
                  : "memory");
 }
 
+/* cp.async.ca.shared.global 8 bytes (through L1), src-size form: copies src_bytes (0 or 8) from
+ * gmem and zero-fills the rest; src_bytes = 0 reads nothing (gmem must still be a valid generic
+ * address; 8-byte aligned smem_addr and gmem). */
+static __device__ __forceinline__ void cp_async_ca_shared_global_8(uint32_t smem_addr, const void *gmem,
+                                                                   uint32_t src_bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr), "l"(gmem), "r"(src_bytes)
+                 : "memory");
+}
+
+/* cp.async.mbarrier.arrive.noinc.shared::cta.b64: an arrive-on operation on the mbarrier at
+ * smem_bar, triggered once every cp.async this thread issued so far has completed. noinc: the
+ * barrier's pending count is not raised first, so the arrival counts against its expected
+ * arrivals (the barrier's init count includes one per thread that does this). */
+static __device__ __forceinline__ void cp_async_mbarrier_arrive_noinc_shared(uint32_t smem_bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_bar) : "memory");
+}
+
+/* cp.async.wait_all: waits until every cp.async of this thread has completed. */
+static __device__ __forceinline__ void cp_async_wait_all(void)
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 /* cp.async.commit_group: closes the group of cp.async issued by this thread since the last commit. */
 static __device__ __forceinline__ void cp_async_commit_group(void)
 {

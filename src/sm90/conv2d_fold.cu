@@ -30,6 +30,19 @@
  *   16 B stores, 2-byte gathers from x, which is small and L2-resident); igemm_fold_w_kernel
  *   likewise for w'. Both copy raw 16-bit values (dtype-agnostic).
  * WORKSPACE: [sm90 split-K partials][x'][w'], allocated at plan creation.
+ *
+ * STEM PATH (c <= 4; off by default, IGEMM_SM90_GATHER=1 turns it on; measured slower than the
+ *   materialised fold, see gather_ok): no x'.
+ *   A pre-pass copies x into x4 [n][h][w][4] (channels >= c zero: 8-byte pixels) and folds the
+ *   filter into wg[k][kb][64] with F = min(R, floor(64 / (4*S))) filter rows per k-block,
+ *   element 4*(i*S + s) + c = w[k, kb*F + i, s, c] (zero past R, c or F*S taps). The sm90 kernel
+ *   then runs its GA instances on the derived problem (C = 64, R = KB = ceil(R/F), S = 1: the
+ *   filter map and k-loop) with the original image geometry: the producer warpgroup gathers each
+ *   A stage itself, one 8-byte cp.async per filter tap of its row's output pixel (zero-filled
+ *   outside the image), instead of TMA im2col (conv2d_fprop_kernel.cuh, sm90_gather_producer).
+ *   ResNet-50 conv1: 2 rows x 7 taps = 56 of 64 channels per k-block, 4 k-blocks, x4 13 MB
+ *   (the materialised fold wrote and read a 79 MB x'). Needs TMA stores of y (16-bit y,
+ *   k % 8 == 0) and the ping-pong 128-row plan; else the materialised fold takes the layer.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -204,6 +217,38 @@ __global__ void __launch_bounds__(256) igemm_fold_w_kernel(const uint16_t *__res
     }
 }
 
+/* The stem path's operands (gathered A, see the header comment): x4[pixel][0..3] = x[pixel][c]
+ * for c < C, zero above (one thread per pixel, one 8-byte store). */
+__global__ void __launch_bounds__(256) igemm_pad_x4_kernel(const uint16_t *__restrict__ x, uint2 *__restrict__ x4,
+                                                           int64_t pixels, int c)
+{
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < pixels; t += (int64_t)gridDim.x * blockDim.x) {
+        const uint16_t *const px = x + t * c;
+        uint32_t v[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) v[j] = j < c ? (uint32_t)px[j] : 0u;
+        x4[t] = make_uint2(v[0] | (v[1] << 16), v[2] | (v[3] << 16));
+    }
+}
+
+/* wg[k, kb, e] = w[k, kb*F + i, s, c] for e = 4*(i*S + s) + c, c < C, i < F, kb*F + i < R; zero
+ * otherwise (one thread per element). */
+__global__ void __launch_bounds__(256) igemm_gather_w_kernel(const uint16_t *__restrict__ w, uint16_t *__restrict__ wg,
+                                                             igemm_conv_params_t p, int64_t f_rows, int64_t kbs)
+{
+    const int64_t total = p.k * kbs * FOLD_C;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t e = t % FOLD_C, kr = t / FOLD_C;
+        const int64_t kb = kr % kbs, k = kr / kbs;
+        const int64_t tap = e / 4, c = e % 4;
+        const int64_t i = tap / p.s, sc = tap % p.s;
+        const int64_t r = kb * f_rows + i;
+        uint16_t val = 0;
+        if (i < f_rows && c < p.c && r < p.r) val = w[((k * p.r + r) * p.s + sc) * p.c + c];
+        wg[t] = val;
+    }
+}
+
 /* ------------------------------------------------------------------ host code */
 
 #define FOLD_MAX_WORKSPACE ((int64_t)2 << 30) /* x' is materialised: keep it bounded */
@@ -212,6 +257,60 @@ __global__ void __launch_bounds__(256) igemm_fold_w_kernel(const uint16_t *__res
     do {                                                                                               \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                       \
     } while (0)
+
+/* ---- the stem path (gathered A): c <= 4. F = min(R, floor(64 / (4*S))) filter rows per
+ * k-block, KB = ceil(R / F) k-blocks; the sm90 kernel runs on the derived problem of C = 64,
+ * R = KB, S = 1 (its filter wg, its k-loop) with the original image geometry, and its producer
+ * warps gather A from x4 (GA instances, conv2d_fprop_kernel.cuh). Only with IGEMM_SM90_GATHER=1
+ * (gather_ok); otherwise the materialised fold takes these layers. */
+static int64_t gather_rows(const igemm_conv_params_t *p)
+{
+    int64_t f = FOLD_C / (4 * p->s);
+    return f < p->r ? f : p->r;
+}
+
+static int gather_ok(const igemm_conv_params_t *p)
+{
+    /* off by default: measured slower than the materialised fold on ResNet-50 conv1 (H200, S8-2:
+     * 113.2 against 96.2 us plain, 121.7 against 109.8 fused; the conv kernel alone took 99 us,
+     * its producer warps' 8-byte cp.async gathers the bottleneck). IGEMM_SM90_GATHER=1 turns it on. */
+    const char *g_s = getenv("IGEMM_SM90_GATHER");
+    if (!g_s || atoi(g_s) != 1) return 0;
+    return p->c <= 4 && p->s <= FOLD_C / 4 && p->groups == 1 && p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 &&
+           p->n * p->h * p->w * 4 * 2 <= FOLD_MAX_WORKSPACE && p->h * p->w < ((int64_t)1 << 30) &&
+           (p->p - 1) * p->stride_h + (p->r - 1) * p->dil_h < ((int64_t)1 << 30) &&
+           (p->q - 1) * p->stride_w + (p->s - 1) * p->dil_w < ((int64_t)1 << 30);
+}
+
+/* The derived problem of the gathered-A kernel: the filter wg as C = 64, R = KB, S = 1 (the
+ * kernel's B map and k-loop); x, h, w, strides, padding, dilation, p, q as the original (the
+ * producer's gather). */
+static void gather_params(const igemm_conv_params_t *p, igemm_conv_params_t *d)
+{
+    const int64_t f = gather_rows(p);
+    *d = *p;
+    d->c = FOLD_C;
+    d->cg = FOLD_C;
+    d->r = (p->r + f - 1) / f;
+    d->s = 1;
+    d->gemm_k = d->r * FOLD_C;
+}
+
+/* The shape-only check of the gathered-A problem by the sm90 family (device, dtypes, sizes):
+ * as a 1x1 conv of the same M and N, so that the TMA im2col limits, which the gather does not
+ * meet, are not applied. */
+static int gather_inner_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why,
+                                 size_t why_len)
+{
+    igemm_conv_params_t d;
+    gather_params(p, &d);
+    d.h = p->p;
+    d.w = p->q;
+    d.r = 1;
+    d.stride_h = d.stride_w = d.dil_h = d.dil_w = 1;
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 0;
+    return igemm_family_sm90.supports(&d, dev, why, why_len);
+}
 
 static int fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why, size_t why_len)
 {
@@ -226,6 +325,7 @@ static int fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t
         FOLD_WHY("groups = %lld: the fold path takes groups == 1 only", (long long)p->groups);
         return 0;
     }
+    if (gather_ok(p) && gather_inner_supports(p, dev, inner, sizeof inner)) return 1;
     if (p->s * p->c > FOLD_C) {
         FOLD_WHY("s*c = %lld: one filter row must fold into %d channels", (long long)(p->s * p->c), FOLD_C);
         return 0;
@@ -258,6 +358,27 @@ static igemm_status_t fold_configure(const igemm_conv_params_t *p, const igemm_d
     fold_geom_t g;
     igemm_conv_params_t d;
     char inner_desc[sizeof cfg->desc];
+    if (gather_ok(p) && gather_inner_supports(p, dev, inner_desc, sizeof inner_desc)) {
+        gather_params(p, &d);
+        memset(cfg, 0, sizeof *cfg);
+        cfg->a_gather = 1;
+        cfg->fold_rows = (int)gather_rows(p);
+        cfg->g_r = (int)p->r;
+        cfg->g_s = (int)p->s;
+        if (igemm_family_sm90.configure(&d, dev, cfg) == IGEMM_STATUS_SUCCESS && cfg->a_gather && cfg->pingpong &&
+            cfg->bm == 128 && cfg->split_k <= 1) {
+            const size_t x4 = align256((size_t)(p->n * p->h * p->w) * 8), wg = align256((size_t)(p->k * d.r * FOLD_C) * 2);
+            cfg->workspace_bytes = align256(cfg->workspace_bytes) + x4 + wg;
+            memcpy(inner_desc, cfg->desc, sizeof inner_desc);
+            snprintf(cfg->desc, sizeof cfg->desc,
+                     "stem: c=%lld padded to 4 channels (x4 %lld MB), %d filter row(s) x %lld taps per k-block "
+                     "(K'=%lld), %s",
+                     (long long)p->c, (long long)((size_t)(p->n * p->h * p->w) * 8 >> 20), cfg->fold_rows,
+                     (long long)p->s, (long long)(d.r * FOLD_C), inner_desc);
+            return IGEMM_STATUS_SUCCESS;
+        }
+        memset(cfg, 0, sizeof *cfg); /* not plannable that way: the materialised fold */
+    }
     fold_geometry(p, &g);
     fold_params(p, &g, &d);
     igemm_status_t st = igemm_family_sm90.configure(&d, dev, cfg);
@@ -281,11 +402,46 @@ static int fold_grid(int64_t work, int sm_hint)
     return blocks < 1 ? 1 : (int)blocks;
 }
 
+/* The stem path's run: x4 and wg into the workspace (after the inner part), then the
+ * gathered-A kernel on the derived problem. */
+static igemm_status_t gather_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
+                                 void *state, void *stream)
+{
+    igemm_conv_params_t d;
+    gather_params(p, &d);
+    const int64_t pixels = p->n * p->h * p->w;
+    const size_t x4_bytes = align256((size_t)pixels * 8), wg_bytes = align256((size_t)(p->k * d.r * FOLD_C) * 2);
+    if (workspace == NULL || cfg->workspace_bytes < x4_bytes + wg_bytes)
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: workspace of %zu B missing",
+                               x4_bytes + wg_bytes);
+    const size_t inner_ws = cfg->workspace_bytes - x4_bytes - wg_bytes;
+    uint8_t *base = (uint8_t *)workspace;
+    uint2 *x4 = (uint2 *)(base + inner_ws);
+    uint16_t *wg = (uint16_t *)(base + inner_ws + x4_bytes);
+    cudaStream_t s = (cudaStream_t)stream;
+    igemm_pad_x4_kernel<<<fold_grid(pixels, 132), 256, 0, s>>>((const uint16_t *)p->x, x4, pixels, (int)p->c);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) {
+        igemm_gather_w_kernel<<<fold_grid(p->k * d.r * FOLD_C, 132), 256, 0, s>>>((const uint16_t *)p->filter, wg, *p,
+                                                                                  (int64_t)cfg->fold_rows, d.r);
+        e = cudaGetLastError();
+    }
+    if (e != cudaSuccess)
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 stem kernel launch failed: %s (%s)", cudaGetErrorString(e),
+                               cudaGetErrorName(e));
+    d.x = x4;
+    d.filter = wg;
+    igemm_kernel_config_t inner = *cfg;
+    inner.workspace_bytes = inner_ws;
+    return igemm_family_sm90.run(&d, &inner, inner_ws ? workspace : NULL, state, stream);
+}
+
 static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
                                void *state, void *stream)
 {
     fold_geom_t g;
     igemm_conv_params_t d;
+    if (cfg->a_gather) return gather_run(p, cfg, workspace, state, stream);
     fold_geometry_f(p, cfg->fold_rows >= 1 ? cfg->fold_rows : 1, &g);
     fold_params(p, &g, &d);
     const size_t fold_bytes = align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);

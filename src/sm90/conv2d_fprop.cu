@@ -411,12 +411,19 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     /* ping-pong: TMA stores, no split-K, no cluster; IGEMM_SM90_PINGPONG=1 forces it where it
      * applies, else the rule after the search below picks it */
     const char *fpp_s = getenv("IGEMM_SM90_PINGPONG");
-    const int pp_ok = sm90_tma_store_ok(p, 1), fpp = fpp_s && atoi(fpp_s) == 1 && pp_ok;
+    /* the stem path's gathered A (cfg->a_gather, set by the fold family): ping-pong 128-row
+     * tiles only (one A row per producer thread), the residual through the operand ring (the
+     * residual-producer warp gathers too), no cluster, no split, no filter-resident slots */
+    const int ga = cfg->a_gather;
+    const int pp_ok = sm90_tma_store_ok(p, 1), fpp = ga ? pp_ok : fpp_s && atoi(fpp_s) == 1 && pp_ok;
+    if (ga && !pp_ok)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "sm90 gathered A needs TMA stores of y (16-bit y, k %% 8 == 0)");
     /* a TMA-loaded residual goes through the operand ring (mode 2) in cooperative plans and
      * through the epilogue ring (mode 1) in ping-pong ones (S6-1: ping-pong with the operand ring
      * ran 5-14% slower, cooperative with it up to 9% faster); IGEMM_SM90_RES_MODE=1|2 forces one */
     const char *frm_s = getenv("IGEMM_SM90_RES_MODE");
-    const int frm = frm_s && (atoi(frm_s) == 1 || atoi(frm_s) == 2) ? atoi(frm_s) : 0;
+    const int frm = ga ? 2 : frm_s && (atoi(frm_s) == 1 || atoi(frm_s) == 2) ? atoi(frm_s) : 0;
     double best_t = 0.0;
     int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0, best_pp = 0;
     for (int ci = 0; ci < 8; ci++) {
@@ -519,7 +526,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const char *ftp_s = getenv("IGEMM_SM90_PIXN");
         const int ftp = ftp_s ? atoi(ftp_s) : -1;
         const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
-        const int ok = sm90_tma_store_ok(p, 1) && frm != 1 && ftp != 0;
+        const int ok = !ga && sm90_tma_store_ok(p, 1) && frm != 1 && ftp != 0;
         for (int ti = 0; ti < 3 && ok; ti++) {
             const int tp = tps[ti];
             const int64_t units = ((M + tp - 1) / tp) * ((N + 127) / 128);
@@ -589,7 +596,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
          * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
         const int a_plain = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                             p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
-        if (fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
+        if (!ga && fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
             (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
             const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
                                               dev->smem_optin_per_block);
@@ -617,10 +624,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
+             "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
-             bm, best_bn, SM90_BK, best_stages, best_nc, best_wm,
-             best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
+             ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best_bn, SM90_BK, best_stages,
+             best_nc, best_wm, best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
@@ -631,9 +638,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
 }
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
-static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int bres, int epi,
-                                       bool tma_epi)
+static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int bres, int ga,
+                                       int epi, bool tma_epi)
 {
+    if (ga) return !(pp && tma_epi) ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ga(bn, epi)
+                                           : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ga(bn, epi)
+                                                                    : NULL;
     if (pp && bres) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ppbr(bn, epi)
                                            : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ppbr(bn, epi)
                                                                     : NULL;
@@ -682,8 +692,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
     const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n,
-                                                cfg->b_reuse, epi,
-                                                tma_store != 0);
+                                                cfg->b_reuse, cfg->a_gather, epi, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -694,7 +703,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 
     /* (re-)encode the tensor maps when an operand pointer changed */
     /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
-    const int a_tiled = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+    /* (gathered A: no map; the producer warps read p->x, the 4-channel copy, themselves) */
+    const int ga = cfg->a_gather;
+    const int a_tiled = !ga && p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                         p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
@@ -706,7 +717,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->x_key = p->x;
         st->have_x = 1;
     }
-    if (!a_tiled && (!st->have_x || st->x_key != p->x)) {
+    if (!ga && !a_tiled && (!st->have_x || st->x_key != p->x)) {
         int64_t lo_w, lo_h, up_w, up_h;
         sm90_corners(p, &lo_w, &lo_h, &up_w, &up_h);
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};
@@ -817,6 +828,14 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.residual = p->residual;
     a.y = p->y;
     a.workspace = a.splits > 1 ? (float *)workspace : NULL;
+    if (ga) {
+        a.gx = (const uint16_t *)p->x;
+        a.gh = (int32_t)p->h;
+        a.gw = (int32_t)p->w;
+        a.gr = cfg->g_r;
+        a.gs = cfg->g_s;
+        a.gf = cfg->fold_rows;
+    }
 
     cudaError_t e;
     if (!st->smem_attr_done) {

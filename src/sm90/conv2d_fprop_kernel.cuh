@@ -19,6 +19,7 @@
 #include "../common/fastdiv.h"
 #include "../internal.h"
 #include "../ptx/cluster.cuh"
+#include "../ptx/cp_async.cuh"
 #include "../ptx/elect.cuh"
 #include "../ptx/fence.cuh"
 #include "../ptx/mbarrier.cuh"
@@ -92,6 +93,14 @@ typedef struct igemm_sm90_args {
      * struct: the other instances' parameter offsets stay as they were. */
     int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
     igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
+    /* gathered-A instances (GA, the stem path of conv2d_fold.cu: c <= 4): the producer warps
+     * build each A stage from gx, a 4-channel copy of x, with one 8-byte cp.async per filter tap
+     * (stride, padding and dilation as in the fields above); k-block kb holds the taps of filter
+     * rows kb*gf .. kb*gf + gf - 1 (tap t = i*gs + s at channels 4t .. 4t + 3). Last in the
+     * struct, like the fields above. */
+    const uint16_t *gx; /* [n][gh][gw][4] */
+    int32_t gh, gw;     /* input height and width */
+    int32_t gr, gs, gf; /* the original filter's R and S; filter rows per k-block */
 } igemm_sm90_args_t;
 
 /* ------------------------------------------------------------------ device code */
@@ -412,6 +421,111 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     }
 }
 
+/* Gathered-A producer (GA instances: 128-row tiles, ring B, no cluster): the whole producer
+ * warpgroup, one A row (output pixel) per thread. For each k-block the thread waits for the
+ * stage to be free, then issues one 8-byte cp.async per filter tap of its pixel (4 channels of
+ * a.gx, zero-filled outside the image: src-size 0) into the row's 128B-swizzled slot (tap t at
+ * bytes 8t, 16-byte chunk t/2 XOR row % 8, as TMA's SWIZZLE_128B lays out a 64-element row),
+ * zero-fills the row's unused taps up to 16, and arrives on the stage's full barrier through
+ * cp.async.mbarrier.arrive.noinc (the arrival fires once its copies have landed; the barrier
+ * expects 128 such arrivals plus the elected lane's arrive.expect_tx for the filter tile, which
+ * it loads by TMA). The consumers fence the generic-proxy writes before their wgmma reads them
+ * (ptx_fence_proxy_async_shared_cta after the full-barrier wait). With the residual through
+ * the operand ring (a.res_ring == 2) every thread also arrives once on each residual stage, which
+ * the elected lane fills by TMA. Rows past M are zero-filled. Each thread runs ahead of the
+ * consumers by up to the ring's depth: its copies of several stages are in flight at once. */
+template <int BN>
+static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_w,
+                                                         const CUtensorMap *tmap_r, uint32_t a_smem, uint32_t b_smem,
+                                                         uint32_t full_bar, uint32_t empty_bar, int S, int unit0,
+                                                         int unit_step)
+{
+    constexpr uint32_t A_STAGE = 128u * SM90_BK * 2, B_STAGE = BN * SM90_BK * 2;
+    const int tid = (int)threadIdx.x; /* 0 .. 127: this thread's row of the tile */
+    const int pwarp = __shfl_sync(0xffffffffu, tid >> 5, 0);
+    const bool elected = ptx_elect_one_sync();
+    const bool leader = pwarp == 0 && elected;
+    if (leader) {
+        ptx_prefetch_tensormap(tmap_w);
+        if (a.res_ring == 2) ptx_prefetch_tensormap(tmap_r);
+    }
+    /* the fields the loops use, in registers (the cp.async asm clobbers memory: read through the
+     * reference, each would be reloaded after every copy) */
+    const uint16_t *const gx = a.gx;
+    const int gh = a.gh, gw = a.gw, gr = a.gr, gs = a.gs, gf = a.gf; /* gf * gs <= 16 (the planner's rule) */
+    const int sh = a.stride_h, swd = a.stride_w, pt = a.pad_top, pl = a.pad_left, dh = a.dil_h, dw = a.dil_w;
+    const int num_units = a.num_units, pq = a.pq, qn = a.q;
+    const int64_t gemm_m = a.gemm_m;
+    const igemm_fastdiv_t fd_pq = a.fd_pq, fd_q = a.fd_q;
+    const uint32_t sw = (uint32_t)(tid & 7);
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int unit = unit0; unit < num_units; unit += unit_step) {
+        int m0, n0, kb0, kb1;
+        sm90_decode_unit<false>(a, unit, 0, BN, m0, n0, kb0, kb1);
+        const int nres = sm90_res_chunks<BN>(a, n0); /* operand-ring residual stages (see the kernel) */
+        const int m = m0 + tid;
+        const bool mok = m < gemm_m;
+        int nb = 0, p = 0, q = 0;
+        if (mok) {
+            nb = igemm_fastdiv_div(m, fd_pq);
+            const int rem = m - nb * pq;
+            p = igemm_fastdiv_div(rem, fd_q);
+            q = rem - p * qn;
+        }
+        const int hb = p * sh - pt, wb = q * swd - pl;
+        const uint16_t *const xn = gx + (int64_t)nb * gh * gw * 4;
+        for (int kb = kb0; kb < kb1; kb++) {
+            const uint32_t fb = full_bar + 8u * (uint32_t)stage;
+            ptx_mbarrier_wait_parity(empty_bar + 8u * (uint32_t)stage, phase ^ 1u);
+            if (leader) {
+                ptx_mbarrier_arrive_expect_tx(fb, B_STAGE);
+                ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE, tmap_w, fb, 0, 0, kb, n0);
+            }
+            const uint32_t row = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)tid * 128u;
+            int t = 0;
+            for (int i = 0; i < gf; i++) {
+                const int r = kb * gf + i;
+                const int h = hb + r * dh;
+                const bool rok = mok && r < gr && (unsigned)h < (unsigned)gh;
+                const int64_t hoff = (int64_t)h * gw;
+                for (int s = 0; s < gs; s++, t++) {
+                    const int w = wb + s * dw;
+                    const bool ok = rok && (unsigned)w < (unsigned)gw;
+                    const uint32_t dst = row + (((((uint32_t)t >> 1) ^ sw) << 4) | (((uint32_t)t & 1u) << 3));
+                    cp_async_ca_shared_global_8(dst, ok ? (const void *)(xn + (hoff + w) * 4) : (const void *)gx,
+                                                ok ? 8u : 0u);
+                }
+            }
+            for (; t < 16; t++) /* the taps past gf*gs: zeros (the stage may have held a residual) */
+                cp_async_ca_shared_global_8(row + (((((uint32_t)t >> 1) ^ sw) << 4) | (((uint32_t)t & 1u) << 3)), gx,
+                                            0u);
+            cp_async_mbarrier_arrive_noinc_shared(fb);
+            if (++stage == S) {
+                stage = 0;
+                phase ^= 1u;
+            }
+        }
+        for (int ch = 0; ch < nres; ch++) {
+            const uint32_t fb = full_bar + 8u * (uint32_t)stage;
+            ptx_mbarrier_wait_parity(empty_bar + 8u * (uint32_t)stage, phase ^ 1u);
+            if (leader) {
+                ptx_mbarrier_arrive_expect_tx(fb, A_STAGE);
+#pragma unroll
+                for (int b = 0; b < 2; b++)
+                    ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE + (uint32_t)(b * 64 * 128),
+                                                     tmap_r, fb, n0 + ch * SM90_EPI_COLS, m0 + 64 * b);
+            }
+            ptx_mbarrier_arrive(fb);
+            if (++stage == S) {
+                stage = 0;
+                phase ^= 1u;
+            }
+        }
+    }
+    cp_async_wait_all(); /* nothing of this thread's left in flight when it exits */
+}
+
 /* The persistent warp-specialised kernel.
  *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
  *   consumer; NC: consumer warpgroups (2, or 3 with WM = 1: 512 threads, 128 registers at
@@ -425,7 +539,8 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
  * k-blocks; warp 1 (a.res_ring == 1) loads residual boxes into the consumers' epilogue rings of
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false,
+          bool GA = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -437,6 +552,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr int TILE_WG = PP ? 1 : NC; /* consumer warpgroups per tile (ping-pong: one) */
     /* pixels as N (TP > 0): a tile of TP pixels x BN = 128 channels, the A stage holds TP pixel
      * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
+    static_assert(!GA || (PP && WM == 2 && NC == 2 && TP == 0 && !BRES && TMA_EPI),
+                  "gathered-A instances: ping-pong 128-row tiles, TMA stores (one A row per producer thread)");
     static_assert(TP == 0 || (BN == 128 && WM == 1 && NC == 2 && TMA_EPI && !PP && TP % 16 == 0),
                   "pixels-as-N instances: 128 channels, 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks)");
     constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
@@ -475,10 +592,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 
     if (threadIdx.x == 0) {
         /* descriptor fetches first: they overlap the barrier set-up */
-        ptx_prefetch_tensormap(&tmap_x);
+        if (!GA) ptx_prefetch_tensormap(&tmap_x); /* (gathered A: no x map) */
         ptx_prefetch_tensormap(&tmap_w);
         for (int i = 0; i < S; i++) {
-            ptx_mbarrier_init(full_bar + 8u * i, 1);
+            /* gathered A (GA): + one cp.async-completion arrival per producer thread */
+            ptx_mbarrier_init(full_bar + 8u * i, GA ? 1u + 128u : 1u);
             /* a stage is free once every consumer warp of the cluster has released it: the
              * filter half this CTA multicasts lands in every CTA's stage */
             ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG) * (uint32_t)CM);
@@ -502,6 +620,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
+        if constexpr (GA) { /* the whole warpgroup gathers A (and its elected lane loads B, residual) */
+            sm90_gather_producer<BN>(a, &tmap_w, &tmap_r, a_smem, b_smem, full_bar, empty_bar, S, unit0, unit_step);
+            return;
+        }
         /* producer roles by warp, with warp-uniform control flow: the whole warp runs the loop
          * (so its values stay on the uniform datapath) and the elected lane issues each
          * arrival and TMA. (Single-thread producer branches left the loop's coordinates in
@@ -667,6 +789,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         int prev = 0;
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
+            if constexpr (GA) ptx_fence_proxy_async_shared_cta(); /* the gathered A: generic-proxy writes */
             const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
             const uint32_t b_st = b_smem + (uint32_t)(BRES ? it : stage) * B_STAGE_BYTES; /* resident slot or ring stage */
             const uint64_t db = wgmma_desc_kmajor_sw128(b_st);
@@ -1036,6 +1159,8 @@ sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pixn(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_ppbr(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_ppbr(int bn, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_ga(int bn, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
@@ -1093,6 +1218,20 @@ sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
     {                                                                                                  \
         if (bn == 128) return SM90_PICK_PPBR(DT, 128, epi);                                            \
         if (bn == 64) return SM90_PICK_PPBR(DT, 64, epi);                                              \
+        return NULL;                                                                                   \
+    }
+
+/* gathered-A ping-pong instances (GA: the producer warpgroup builds A from a 4-channel copy of
+ * x with cp.async, the stem path of conv2d_fold.cu; otherwise as SM90_DEFINE_PICK_PP) */
+#define SM90_PICK_GA(DT, BN, epi)                                                                      \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 0, true, 2, true, 0, false, true>        \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 1, true, 2, true, 0, false, true>        \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 2, true, 2, true, 0, false, true>)
+#define SM90_DEFINE_PICK_GA(NAME, DT)                                                                  \
+    sm90_kernel_fn NAME(int bn, int epi)                                                               \
+    {                                                                                                  \
+        if (bn == 128) return SM90_PICK_GA(DT, 128, epi);                                              \
+        if (bn == 64) return SM90_PICK_GA(DT, 64, epi);                                                \
         return NULL;                                                                                   \
     }
 
