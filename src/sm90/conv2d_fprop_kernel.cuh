@@ -348,6 +348,21 @@ static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, ui
     ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
+/* 0 (zero must be a run-time 0), computed from v: a release predicated on it is issued only once
+ * the ldmatrix that wrote v has returned its data. The operand-ring residual stage is released
+ * right after its ldmatrix reads; predicated on the arrival alone, the release could overtake
+ * reads still in flight, and the producer's next TMA into the stage then raced them (ping-pong
+ * plans with the residual through the operand ring: 17 of 60 stress checks wrong, H200 S8-3;
+ * there the producer is typically blocked on exactly that stage). */
+static __device__ __forceinline__ uint32_t sm90_zero_after(uint32_t v, uint32_t acc, uint32_t zero)
+{
+    uint32_t r;
+    asm volatile("{\n\t.reg .b32 t;\n\txor.b32 t, %1, %2;\n\tand.b32 %0, t, %3;\n\t}"
+                 : "=r"(r)
+                 : "r"(v), "r"(acc), "r"(zero));
+    return r;
+}
+
 /* Residual producer of the epilogue-ring path (a.res_ring == 1; warp 1, one elected lane issuing): the residual box
  * of every epilogue chunk, in the consumers' order, into the chunk's ring slot once the store of
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
@@ -947,6 +962,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
          * (src/ptx/wgmma.cuh): acc[i][4J + 2h + e] is row 64i + 16*warp + lane/4 + 8h,
          * column 8J + 2*(lane%4) + e of this consumer's 64*WM x BN block. */
         const int r_lo = warp * 16 + (lane >> 2); /* and r_lo + 8, inside a 64-row block */
+        const uint32_t zero_rt = (uint32_t)(a.gemm_m >> 40); /* 0 (M < 2^31), unknown to the compiler */
 #pragma unroll
         for (int ch = 0; ch < NCH; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
@@ -1012,7 +1028,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp],
                                                               a_smem + rst * A_STAGE + (uint32_t)(row0 + 64 * i) * 128u +
                                                                   (lane_box ^ (jp << 5)));
-                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0);
+                    uint32_t dep = 0u; /* released once every read above has returned (sm90_zero_after) */
+#pragma unroll
+                    for (int i = 0; i < WM; i++)
+#pragma unroll
+                        for (int jp = 0; jp < 4; jp++) dep = sm90_zero_after(rres[i][4 * jp], dep, zero_rt);
+                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0 && dep == 0u);
                 }
             }
 #pragma unroll
@@ -1061,7 +1082,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                                                       a_smem + rst * A_STAGE +
                                                                           (uint32_t)(row0 + 64 * i) * 128u +
                                                                           (lane_box ^ (jp << 5)));
-                                if (i == WM - 1) sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0);
+                                if (i == WM - 1) { /* once the reads above have returned */
+                                    uint32_t dep = 0u;
+#pragma unroll
+                                    for (int jp = 0; jp < 4; jp++) dep = sm90_zero_after(rres[i][4 * jp], dep, zero_rt);
+                                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0 && dep == 0u);
+                                }
                             }
 #pragma unroll
                             for (int jp = 0; jp < 4; jp++) {
