@@ -402,6 +402,22 @@ static int fold_grid(int64_t work, int sm_hint)
     return blocks < 1 ? 1 : (int)blocks;
 }
 
+/* After the pre-passes (their launch status e): the sm90 kernel on the derived problem d with
+ * operands x, w, the inner part of the workspace being its first inner_ws bytes. */
+static igemm_status_t run_derived(cudaError_t e, const char *what, igemm_conv_params_t *d, const void *x,
+                                  const void *w, const igemm_kernel_config_t *cfg, size_t inner_ws, void *workspace,
+                                  void *state, void *stream)
+{
+    if (e != cudaSuccess)
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 %s kernel launch failed: %s (%s)", what,
+                               cudaGetErrorString(e), cudaGetErrorName(e));
+    d->x = x;
+    d->filter = w;
+    igemm_kernel_config_t inner = *cfg;
+    inner.workspace_bytes = inner_ws;
+    return igemm_family_sm90.run(d, &inner, inner_ws ? workspace : NULL, state, stream);
+}
+
 /* The stem path's run: x4 and wg into the workspace (after the inner part), then the
  * gathered-A kernel on the derived problem. */
 static igemm_status_t gather_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
@@ -426,14 +442,7 @@ static igemm_status_t gather_run(const igemm_conv_params_t *p, const igemm_kerne
                                                                                   (int64_t)cfg->fold_rows, d.r);
         e = cudaGetLastError();
     }
-    if (e != cudaSuccess)
-        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 stem kernel launch failed: %s (%s)", cudaGetErrorString(e),
-                               cudaGetErrorName(e));
-    d.x = x4;
-    d.filter = wg;
-    igemm_kernel_config_t inner = *cfg;
-    inner.workspace_bytes = inner_ws;
-    return igemm_family_sm90.run(&d, &inner, inner_ws ? workspace : NULL, state, stream);
+    return run_derived(e, "stem", &d, x4, wg, cfg, inner_ws, workspace, state, stream);
 }
 
 static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
@@ -461,14 +470,7 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_kernel_
                                                                       g.used, g.cf);
         e = cudaGetLastError();
     }
-    if (e != cudaSuccess)
-        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 fold kernel launch failed: %s (%s)", cudaGetErrorString(e),
-                               cudaGetErrorName(e));
-    d.x = xf;
-    d.filter = wf;
-    igemm_kernel_config_t inner = *cfg;
-    inner.workspace_bytes = inner_ws;
-    return igemm_family_sm90.run(&d, &inner, inner_ws ? workspace : NULL, state, stream);
+    return run_derived(e, "fold", &d, xf, wf, cfg, inner_ws, workspace, state, stream);
 }
 
 extern "C" const igemm_family_t igemm_family_sm90_fold = {
