@@ -548,6 +548,23 @@ TEST(gpu_random_sm90)
 
 /* ------------------------------------------------------------------ edge shapes */
 
+/* The three epilogue kinds the sm90 plan tests sweep: 0 none; 1 bias + ReLU; 2 scale + bias +
+ * 0.75 * residual + GELU. */
+static igemm_epilogue_t epilogue_kind(int ek)
+{
+    igemm_epilogue_t e = igemm_epilogue_default();
+    if (ek >= 1) {
+        e.has_bias = 1;
+        e.activation = IGEMM_ACT_RELU;
+    }
+    if (ek == 2) {
+        e.has_scale = e.has_residual = 1;
+        e.beta = 0.75f;
+        e.activation = IGEMM_ACT_GELU_TANH;
+    }
+    return e;
+}
+
 static igemm_conv2d_desc_t shape(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
                                  int64_t s, int64_t stride, int64_t pad, int64_t dil, int64_t groups,
                                  igemm_dtype_t in, igemm_dtype_t out)
@@ -699,16 +716,7 @@ TEST(gpu_sm90_cluster_on_off)
     int both_ran = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            igemm_epilogue_t e = igemm_epilogue_default();
-            if (ek >= 1) {
-                e.has_bias = 1;
-                e.activation = IGEMM_ACT_RELU;
-            }
-            if (ek == 2) {
-                e.has_scale = e.has_residual = 1;
-                e.beta = 0.75f;
-                e.activation = IGEMM_ACT_GELU_TANH;
-            }
+            const igemm_epilogue_t e = epilogue_kind(ek);
             problem_t pb;
             if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
                 problem_free(&pb);
@@ -793,16 +801,7 @@ TEST(gpu_sm90_filter_resident)
     int both_ran = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            igemm_epilogue_t e = igemm_epilogue_default();
-            if (ek >= 1) {
-                e.has_bias = 1;
-                e.activation = IGEMM_ACT_RELU;
-            }
-            if (ek == 2) {
-                e.has_scale = e.has_residual = 1;
-                e.beta = 0.75f;
-                e.activation = IGEMM_ACT_GELU_TANH;
-            }
+            const igemm_epilogue_t e = epilogue_kind(ek);
             problem_t pb;
             if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
                 problem_free(&pb);
@@ -949,16 +948,7 @@ TEST(gpu_sm90_stem_gather)
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
             for (int small = 0; small <= 1; small++) {
-                igemm_epilogue_t e = igemm_epilogue_default();
-                if (ek >= 1) {
-                    e.has_bias = 1;
-                    e.activation = IGEMM_ACT_RELU;
-                }
-                if (ek == 2) {
-                    e.has_scale = e.has_residual = 1;
-                    e.beta = 0.75f;
-                    e.activation = IGEMM_ACT_GELU_TANH;
-                }
+                const igemm_epilogue_t e = epilogue_kind(ek);
                 problem_t pb;
                 if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
                     problem_free(&pb);

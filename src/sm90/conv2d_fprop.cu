@@ -276,6 +276,13 @@ static int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
     return p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && split <= 1;
 }
 
+/* 1 for a 1x1, stride-1, unpadded conv: x is the plain matrix A[M, C] (tiled TMA, not im2col). */
+static int sm90_a_is_matrix(const igemm_conv_params_t *p)
+{
+    return p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_bottom == 0 &&
+           p->pad_left == 0 && p->pad_right == 0;
+}
+
 /* 1 if the epilogue needs more than y = alpha * acc. */
 static bool sm90_general_epilogue(const igemm_conv_params_t *p)
 {
@@ -594,8 +601,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
         /* 1x1 stride-1 layers (A loaded as a plain tiled matrix) of one N-tile lost 1-2% with it
          * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
-        const int a_plain = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
-                            p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
+        const int a_plain = sm90_a_is_matrix(p);
         if (!ga && fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
             (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
             const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
@@ -705,8 +711,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
     /* (gathered A: no map; the producer warps read p->x, the 4-channel copy, themselves) */
     const int ga = cfg->a_gather;
-    const int a_tiled = !ga && p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
-                        p->pad_bottom == 0 && p->pad_left == 0 && p->pad_right == 0;
+    const int a_tiled = !ga && sm90_a_is_matrix(p);
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};

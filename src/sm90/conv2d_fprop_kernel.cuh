@@ -1189,11 +1189,14 @@ sm90_kernel_fn igemm_sm90_pick_bf16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
 
-/* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only */
+/* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
+ * the filter-resident and gathered-A instance flags (ping-pong only). */
+#define SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, BRES, GA, epi)                                 \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP, BRES, GA>          \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP, BRES, GA>          \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP, BRES, GA>)
 #define SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, TP, epi)                                              \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP>                    \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP>                    \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP>)
+    SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, false, false, epi)
 #define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi) SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, 0, epi)
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
     ((tma_epi) ? SM90_PICK_TMA_EPI(DT, BN, WM, NC, false, epi)                                        \
@@ -1224,42 +1227,20 @@ sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
         return NULL;                                                                                   \
     }
 
-/* ping-pong instances (2 consumers, each a whole 128 x BN tile in turn; TMA stores only) */
-#define SM90_DEFINE_PICK_PP(NAME, DT)                                                                  \
+/* ping-pong instances (2 consumers, each a whole 128 x BN tile in turn; TMA stores only), plain
+ * (BRES = GA = false), filter-resident (BRES: the filter tiles of every k-block stay in shared
+ * memory, one N-tile per CTA) or gathered-A (GA: the producer warpgroup builds A from a
+ * 4-channel copy of x with cp.async, the stem path of conv2d_fold.cu) */
+#define SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, BRES, GA)                                                  \
     sm90_kernel_fn NAME(int bn, int epi)                                                               \
     {                                                                                                  \
-        if (bn == 128) return SM90_PICK_TMA_EPI(DT, 128, 2, 2, true, epi);                             \
-        if (bn == 64) return SM90_PICK_TMA_EPI(DT, 64, 2, 2, true, epi);                               \
+        if (bn == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 2, 2, true, 0, BRES, GA, epi);          \
+        if (bn == 64) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 2, 2, true, 0, BRES, GA, epi);            \
         return NULL;                                                                                   \
     }
-
-/* filter-resident ping-pong instances (BRES: the filter tiles of every k-block stay in shared
- * memory, one N-tile per CTA; otherwise as SM90_DEFINE_PICK_PP) */
-#define SM90_PICK_PPBR(DT, BN, epi)                                                                    \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 0, true, 2, true, 0, true>               \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 1, true, 2, true, 0, true>               \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 2, true, 2, true, 0, true>)
-#define SM90_DEFINE_PICK_PPBR(NAME, DT)                                                                \
-    sm90_kernel_fn NAME(int bn, int epi)                                                               \
-    {                                                                                                  \
-        if (bn == 128) return SM90_PICK_PPBR(DT, 128, epi);                                            \
-        if (bn == 64) return SM90_PICK_PPBR(DT, 64, epi);                                              \
-        return NULL;                                                                                   \
-    }
-
-/* gathered-A ping-pong instances (GA: the producer warpgroup builds A from a 4-channel copy of
- * x with cp.async, the stem path of conv2d_fold.cu; otherwise as SM90_DEFINE_PICK_PP) */
-#define SM90_PICK_GA(DT, BN, epi)                                                                      \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 0, true, 2, true, 0, false, true>        \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 1, true, 2, true, 0, false, true>        \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, 2, 2, true, 2, true, 0, false, true>)
-#define SM90_DEFINE_PICK_GA(NAME, DT)                                                                  \
-    sm90_kernel_fn NAME(int bn, int epi)                                                               \
-    {                                                                                                  \
-        if (bn == 128) return SM90_PICK_GA(DT, 128, epi);                                              \
-        if (bn == 64) return SM90_PICK_GA(DT, 64, epi);                                                \
-        return NULL;                                                                                   \
-    }
+#define SM90_DEFINE_PICK_PP(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false, false)
+#define SM90_DEFINE_PICK_PPBR(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, true, false)
+#define SM90_DEFINE_PICK_GA(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false, true)
 
 /* pixels-as-N instances (TP pixels x 128 channels, 2 consumers, TMA stores only) */
 #define SM90_DEFINE_PICK_PIXN(NAME, DT)                                                                \
