@@ -70,7 +70,7 @@ typedef struct igemm_kernel_config {
     int cluster_m;         /* CTAs per cluster along M (sm90) */
     int pingpong;          /* sm90: consumers take whole tiles in turn (tile rows 64 * WM) */
     int res_mode;          /* sm90, TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */
-    int pixels_n;          /* sm90: tile of bm pixels x 128 channels, pixels as the wgmma N */
+    int pixels_n;          /* sm90: tile of bm pixels x 128 channels (x 64 with pingpong), pixels as the wgmma N */
     int b_reuse;           /* sm90: filter tiles resident (k-block slots), loaded when the N-tile changes */
     int fold_rows;         /* sm90 fold path: filter rows F folded into each x' pixel (fixed at plan time) */
     int a_gather;          /* sm90 stem path (c <= 4): A gathered by the producer warps from a 4-channel

@@ -475,6 +475,13 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
             unsetenv("IGEMM_SM90_RES_MODE"); /* its residual goes through the operand ring */
             if ((i / 5) % 3 == 1) setenv("IGEMM_SM90_GRID", "2", 1);
         }
+        /* and every seventh with pixels as N in a ping-pong plan of 64 channels (TP = 128, 256 in
+         * turn; applies where N <= 64 and the epilogue is a TMA store), on a 2-CTA grid */
+        if (path == IGEMM_PATH_SM90 && i % 7 == 3) {
+            setenv("IGEMM_SM90_PIXPP", (i / 7) % 2 ? "256" : "128", 1);
+            setenv("IGEMM_SM90_GRID", "2", 1);
+            unsetenv("IGEMM_SM90_RES_MODE"); /* its residual goes through the staging box */
+        }
         /* and the fold path (c % 8 != 0) with the most filter rows folded per pixel on half of
          * them (its cost model picks one row on most small problems) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 1) setenv("IGEMM_SM90_FOLD_ROWS", "64", 1);
@@ -490,6 +497,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         unsetenv("IGEMM_SM90_RES_SLOTS");
         unsetenv("IGEMM_SM90_RES_MODE");
         unsetenv("IGEMM_SM90_PIXN");
+        unsetenv("IGEMM_SM90_PIXPP");
         unsetenv("IGEMM_SM90_FORCE_NC");
         unsetenv("IGEMM_SM90_PINGPONG");
         unsetenv("IGEMM_SM90_GRID");
@@ -857,6 +865,77 @@ TEST(gpu_sm90_filter_resident)
     }
     CHECK_MSG(both_ran == 3 * ncases, "filter resident on/off ran both ways on %d of %d problems", both_ran,
               3 * ncases);
+}
+
+/* Pixels as N in ping-pong plans of at most 64 output channels (IGEMM_SM90_PIXPP=128|256): a
+ * tile of TP pixels x 64 channels per consumer, the consumers taking tiles in turn, the residual
+ * TMA-loaded into the consumer's staging box. On a small grid each consumer takes several tiles
+ * (the staging box and its residual reused), with the filter in the ring and resident; pixel
+ * tails, N < 64 (channels past N zero-filled and not stored), im2col and tiled A, stride,
+ * dilation, a partial channel block and every epilogue kind, against the reference. */
+TEST(gpu_sm90_pixn_pingpong)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *grid;
+    } cases[] = {
+        {shape(2, 19, 20, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "2"},   /* 760 pixels: 6 / 3 tiles, tail */
+        {shape(2, 13, 13, 96, 64, 1, 1, 1, 0, 1, 1, BF, BF), "3"},     /* tiled A, 2 channel blocks */
+        {shape(3, 23, 29, 64, 40, 1, 1, 1, 0, 1, 1, BF, BF), "4"},     /* N = 40 */
+        {shape(2, 30, 30, 64, 32, 3, 3, 2, 1, 1, 1, BF, BF), "2"},     /* stride 2, N = 32 */
+        {shape(2, 21, 17, 64, 64, 3, 3, 1, 2, 2, 1, F16, F16), "3"},   /* dilation 2 */
+        {shape(1, 40, 40, 24, 64, 3, 3, 1, 1, 1, 1, BF, BF), "5"},     /* c = 24: a partial channel block */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    static const char *const tps[2] = {"128", "256"};
+    trng_t g = {test_seed(0x6307)};
+    int ran = 0, want = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            for (int v = 0; v < 4; v++) { /* TP 128 / 256, filter in the ring / resident */
+                want++;
+                setenv("IGEMM_SM90_PIXPP", tps[v & 1], 1);
+                setenv("IGEMM_SM90_GRID", cases[ci].grid, 1);
+                setenv("IGEMM_SM90_BREUSE", v >> 1 ? "1" : "0", 1);
+                igemm_plan_options_t o = igemm_plan_options_default();
+                o.path = IGEMM_PATH_SM90;
+                igemm_plan_t *plan = NULL;
+                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
+                unsetenv("IGEMM_SM90_PIXPP");
+                unsetenv("IGEMM_SM90_GRID");
+                unsetenv("IGEMM_SM90_BREUSE");
+                if (s != IGEMM_STATUS_SUCCESS) {
+                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, pixels-as-N ping-pong TP %s): %s", pb.str,
+                              tps[v & 1], igemm_last_error());
+                    continue;
+                }
+                const char *desc = igemm_plan_describe(plan);
+                char tile[32];
+                snprintf(tile, sizeof tile, "tile %sx64x64", tps[v & 1]);
+                CHECK_MSG(strstr(desc, "pixels as wgmma N each, ping-pong") != NULL && strstr(desc, tile) != NULL,
+                          "%s: pixels-as-N ping-pong TP %s forced but the plan says: %s", pb.str, tps[v & 1], desc);
+                char tag[48];
+                snprintf(tag, sizeof tag, "sm90 pixn ping-pong TP %s resident %d", tps[v & 1], v >> 1);
+                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
+                    if (problem_check(&pb, tag, NULL) == 0) ran++;
+                } else {
+                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
+                }
+                igemm_plan_destroy(plan);
+            }
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(ran == want, "pixels-as-N ping-pong: %d of %d plans matched the reference", ran, want);
 }
 
 /* The fold path (c % 8 != 0) with each number of folded filter rows F (IGEMM_SM90_FOLD_ROWS)

@@ -10,7 +10,7 @@ mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
 # optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
 # sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
-# two planner settings), dnncfg (cuDNN's kernels and launch shapes)
+# two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -75,16 +75,33 @@ stage_sanitize() {
   # tiles) on a 4-CTA grid; the ninth the fold path of a ResNet stem (c = 3: 2 filter rows
   # folded into 48 channels); the tenth a filter-resident ping-pong plan on a 5-CTA grid
   # (N-tiles with unequal CTA counts). The eleventh takes the stem path (A gathered by cp.async,
-  # IGEMM_SM90_GATHER=1) on a 3-CTA grid (the ring wraps many times), the twelfth on the planner's grid
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1"; do
+  # IGEMM_SM90_GATHER=1) on a 3-CTA grid (the ring wraps many times), the twelfth on the planner's grid.
+  # The last two: pixels as N in ping-pong plans of <= 64 channels (TP = 128 on a 3-CTA grid; TP = 256,
+  # N = 40, filter resident, on a 2-CTA grid: the staging box and its residual reused by each consumer)
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr256_tail,2,19,20,64,40,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER
-      case "$s" in gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP
+      case "$s" in pxppbr256*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=2;; pxpp*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=3;; gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP
+}
+stage_stress() {
+  stamp stress
+  # races: one layer checked 20 times per process (seeds 1-3), each under the planner settings in
+  # STRESS_ENVS (';'-separated lists of VAR=value words; default: the pixels-as-N ping-pong plans)
+  local shp=${STRESS_SHAPE:-"pxs,4,56,56,64,64,3,3,1,1,1,1,1,1"} args="" envs
+  for i in $(seq 20); do args="$args --shape $shp"; done
+  IFS=';' read -ra envs <<< "${STRESS_ENVS:-IGEMM_SM90_PIXPP=128;IGEMM_SM90_PIXPP=256;IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=7;IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=0}"
+  for e in "${envs[@]}"; do
+    for seed in 1 2 3; do
+      env $e timeout 120 ./build/igemm check $args --epilogue residual-relu,full --seed $seed > /tmp/stress.log 2>&1; rc=$?
+      cat /tmp/stress.log >> "$CHK"
+      note "stress [$e] seed $seed (rc=$rc): $(grep -c ' PASS' /tmp/stress.log) PASS, $(grep -c ' FAIL' /tmp/stress.log) FAIL"
+    done
+  done
 }
 stage_checkpixn() {
   stamp checkpixn

@@ -489,6 +489,32 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     if (best_bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
+    /* 128 x 256 in place of 256 x 128 (the same tile count and operand bytes per MMA, but
+     * m64n256k16 steps: 10 KB of shared-memory reads per 128 tensor-core cycles instead of 12 KB)
+     * on layers of N % 256 == 0 with mainloops of 16 to 48 k-blocks (the shorter ones of the
+     * suite become ping-pong 128 x 128 plans by the rule below; not measured against this).
+     * Forced against 256 x 128 on the H200 (docs/perf.md S8-1, S9-1): vgg_3x3_256 (36 k-blocks)
+     * -2.4% / -1.8% plain, -1.5% / -3.8% fused; sd_vae_3x3_256 (36) -3.7% / -1.9% plain, -1.7% /
+     * +0.7% fused; sd_vae_3x3_512 (72) -1.2% plain, +1.1% fused, so not there. The
+     * cost model's efficiencies do not tell the two apart (they were fitted before the operand-ring
+     * residual). IGEMM_SM90_WIDE=0 turns the rule off. */
+    {
+        const char *fwd_s = getenv("IGEMM_SM90_WIDE");
+        if (!(fwd_s && atoi(fwd_s) == 0) && !fbn && !fwm && !fnc && !fpp && best_wm == 2 && best_bn == 128 &&
+            best_nc == 2 && !best_pp && best_split == 1 && N % 256 == 0 && k_iters >= 16 && k_iters <= 48) {
+            const int res_ring = sm90_tma_store_ok(p, 1) && p->has_residual ? (frm ? frm : 2) : 0;
+            const int64_t units = ((M + 127) / 128) * (N / 256);
+            const int es = sm90_epi_slots(128, 1, 256, 2, res_ring == 1, k_iters, units <= sms, fes,
+                                          dev->smem_optin_per_block);
+            const int stages = sm90_stages_for(128, 256, 2, es, dev->smem_optin_per_block);
+            if (stages >= 4) {
+                best_wm = 1;
+                best_bn = 256;
+                best_es = es;
+                best_stages = stages;
+            }
+        }
+    }
     /* Ping-pong (each consumer a whole 128-row tile, mainloops in turn, one consumer's epilogue
      * under the other's mainloop) on layers of several tiles per CTA (first for residual epilogues), in
      * place of a 2-consumer plan of BN <= 128: forced against the cooperative plans it cut the
@@ -559,6 +585,38 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             best_stages = stages;
             best_es = es;
             if (ftp > 0) break;
+        }
+    }
+    /* Pixels as N in ping-pong plans of 64 channels (N <= 64): a tile of TP = 128 (or 256)
+     * pixels x 64 channels per consumer, the consumers taking tiles in turn as in the 128 x 64
+     * ping-pong plan it replaces, but with one m64nTPk16 per k16 step (the 64 filter rows as
+     * wgmma A) instead of two m64n64k16: 6 KB of shared-memory operand reads per 64 tensor-core
+     * cycles instead of 8 KB per 64 (at TP = 256, 10 KB per 128), where the 128 x 64 tile needs
+     * the SM's whole shared-memory bandwidth (128 B per cycle) at full MMA rate. One staging box
+     * of TP x 64 per consumer, the residual TMA-loaded into it (mode 1). Predicted 20-30% on
+     * vgg_3x3_64 from the shared-memory bandwidth; measured against the 128 x 64 ping-pong plan
+     * on the H200 (docs/perf.md S9-1): vgg_3x3_64 -3.0% plain / -2.0% fused, r50_l1_3x3_64 -0.8% /
+     * -0.2%, but the 1x1 layers even or slower (r50_l1_1x1_256_64 +0.8% / +4.1%), and TP = 256
+     * 2-8% slower than 128 on the 3x3 layers. So: TP = 128, for ping-pong 128 x 64 plans (several
+     * tiles per CTA) with mainloops of 8+ k-blocks. IGEMM_SM90_PIXPP=0 turns it off, =128|256
+     * forces that TP wherever a TMA-store plan of N <= 64 allows it. */
+    {
+        const char *fpx_s = getenv("IGEMM_SM90_PIXPP");
+        const int fpx = fpx_s ? atoi(fpx_s) : -1;
+        const int forced = fpx == 128 || fpx == 256;
+        const int tp = forced ? fpx : 128;
+        const int ok = !ga && pp_ok && frm != 2 && N <= 64 && !best_tp && fpx != 0 &&
+                       (forced || (best_pp && best_bn == 64 && best_split == 1 && k_iters >= 8));
+        const int stages = ok ? sm90_stages_bres(tp, 64, 2, 1, 1, 0, dev->smem_optin_per_block) : 0;
+        if (ok && stages >= (forced ? 2 : 4)) {
+            best_tp = tp;
+            best_pp = 1;
+            best_wm = 1;
+            best_bn = 64;
+            best_nc = 2;
+            best_split = 1;
+            best_stages = stages;
+            best_es = 1;
         }
     }
     const int bm = best_tp ? best_tp : best_pp ? 64 * best_wm : 64 * best_wm * best_nc;
@@ -650,6 +708,12 @@ static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc,
     if (ga) return !(pp && tma_epi) ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ga(bn, epi)
                                            : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ga(bn, epi)
                                                                     : NULL;
+    if (pixn && pp) { /* pixels as N, 64 channels, ping-pong (bm = TP) */
+        if (!tma_epi) return NULL;
+        if (dt == IGEMM_DTYPE_BF16) return bres ? igemm_sm90_pick_bf16_pxppbr(bm, epi) : igemm_sm90_pick_bf16_pxpp(bm, epi);
+        if (dt == IGEMM_DTYPE_F16) return bres ? igemm_sm90_pick_f16_pxppbr(bm, epi) : igemm_sm90_pick_f16_pxpp(bm, epi);
+        return NULL;
+    }
     if (pp && bres) return !tma_epi ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ppbr(bn, epi)
                                            : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ppbr(bn, epi)
                                                                     : NULL;

@@ -368,12 +368,16 @@ static __device__ __forceinline__ uint32_t sm90_zero_after(uint32_t v, uint32_t 
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
  * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
  * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/perf.md S6-3). */
-template <int BN, int WM, int NC, bool PP, bool BRES>
+template <int BN, int WM, int NC, bool PP, bool BRES, int TP>
 static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
                                                            uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
                                                            int ES, int unit0, int unit_step, int rank)
 {
     constexpr int NCH = BN / SM90_EPI_COLS;
+    /* a box: 64 rows x 64 columns, or with pixels as N (ping-pong, BN = 64) the tile's TP pixel rows */
+    constexpr int RROWS = TP > 0 ? TP : 64;
+    constexpr uint32_t RBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES;
+    static_assert(TP == 0 || (PP && WM == 1 && NC == 2), "pixels-as-N residual boxes: ping-pong instances only");
 
     /* ------------------------------------------------- residual producer: the residual
      * box of every epilogue chunk, in the consumers' order, into the chunk's ring slot
@@ -399,10 +403,10 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
                     const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
                     ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
                     if (leader) {
-                        ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, SM90_EPI_BUF_BYTES);
-                        ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * SM90_EPI_BUF_BYTES,
-                                                         tmap_r, rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
-                                                         m0 + 64 * i);
+                        ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, RBOX);
+                        ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * RBOX, tmap_r,
+                                                         rfull_bar + 8u * idx, n0 + ch * SM90_EPI_COLS,
+                                                         m0 + RROWS * i);
                     }
                     if (++sl == ES) {
                         sl = 0;
@@ -569,8 +573,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
     static_assert(!GA || (PP && WM == 2 && NC == 2 && TP == 0 && !BRES && TMA_EPI),
                   "gathered-A instances: ping-pong 128-row tiles, TMA stores (one A row per producer thread)");
-    static_assert(TP == 0 || (BN == 128 && WM == 1 && NC == 2 && TMA_EPI && !PP && TP % 16 == 0),
-                  "pixels-as-N instances: 128 channels, 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks)");
+    static_assert(TP == 0 || (WM == 1 && NC == 2 && TMA_EPI && TP % 16 == 0 && ((BN == 128 && !PP) || (BN == 64 && PP))),
+                  "pixels-as-N instances: 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks), and either "
+                  "128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
     constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
@@ -731,8 +736,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 }
             }
         } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
-            sm90_residual_producer<BN, WM, NC, PP, BRES>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES, unit0, unit_step,
-                                                   rank);
+            if constexpr (TP == 0 || PP) /* (the 128-channel pixels-as-N plans take mode 2 only) */
+                sm90_residual_producer<BN, WM, NC, PP, BRES, TP>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES,
+                                                                 unit0, unit_step, rank);
         }
         /* no cluster barrier here: barrier.cluster.wait counts the cluster's non-exited threads,
          * and the consumers' final one keeps the CTA alive while the partner may still arrive
@@ -814,7 +820,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
             if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
-                const uint64_t df = wgmma_desc_kmajor_sw128(b_st + 8192u * cw);
+                const uint64_t df = wgmma_desc_kmajor_sw128(b_st + (PP ? 0u : 8192u * cw));
                 const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
                 for (int kk = 0; kk < SM90_BK / 16; kk++)
@@ -879,8 +885,13 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
              * 2(lane%4) + e; stmatrix/ldmatrix .trans move 8x8 blocks between that layout and
              * the [pixel][64 channels] 128B-swizzled boxes (staging box, residual stage; the TMA
              * boxes of y and the residual are {64, TP}). Lane l addresses row l%8 of matrix l/8
-             * = (channel half h = (l/8) & 1, pixel block 2jp + l/16). */
-            const int64_t cbase = (int64_t)n0 + 64 * cw;
+             * = (channel half h = (l/8) & 1, pixel block 2jp + l/16). Ping-pong (BN = 64): the
+             * consumer's tile is all 64 channels; the residual, if any, comes by TMA into the
+             * staging box itself (res_ring: one box per consumer, refilled once its store has
+             * read it), where the epilogue reads it and writes the output over it. */
+            const int rch = PP ? 0 : cw; /* this consumer's 64-channel chunk of the tile */
+            const bool box_res = PP && res_ring; /* (compile-time false in the 128-channel instances) */
+            const int64_t cbase = (int64_t)n0 + 64 * rch;
             for (int r = 0; r < nres; r++) /* the tile's residual chunks (chunk cw is this consumer's) */
                 ptx_mbarrier_wait_parity(full_bar + 8u * (uint32_t)((rstage + r) % S),
                                          rphase ^ (uint32_t)(((rstage + r) / S) & 1));
@@ -892,13 +903,20 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     if (a.has_scale) as0 = a.alpha * __ldg(a.scale + k0), as1 = a.alpha * __ldg(a.scale + k1);
                     if (a.has_bias) bi0 = __ldg(a.bias + k0), bi1 = __ldg(a.bias + k1);
                 }
-                if (tid == 0) { /* the store ES tiles ago has read this box */
-                    if (ES == 1) ptx_cp_async_bulk_wait_group_read<0>();
-                    else ptx_cp_async_bulk_wait_group_read<1>();
+                if (box_res) { /* the residual landed in the box (after its last store had read it) */
+                    ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
+                } else {
+                    if (tid == 0) { /* the store ES tiles ago has read this box */
+                        if (ES == 1) ptx_cp_async_bulk_wait_group_read<0>();
+                        else ptx_cp_async_bulk_wait_group_read<1>();
+                    }
+                    ptx_bar_sync(1 + cw, 128);
                 }
-                ptx_bar_sync(1 + cw, 128);
                 const uint32_t box = my_epi + (uint32_t)eslot * EBOX;
-                const uint32_t rbox = a_smem + (uint32_t)((rstage + cw) % S) * A_STAGE; /* valid when nres > cw */
+                /* the residual: in the staging box (res_ring), or in the operand-ring stage of
+                 * this consumer's chunk (valid when nres > rch) */
+                const bool has_res = a.has_residual && (box_res || nres > rch);
+                const uint32_t rbox = box_res ? box : a_smem + (uint32_t)((rstage + rch) % S) * A_STAGE;
                 const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
                 const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
 #pragma unroll
@@ -913,7 +931,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             v[4 * q + 2] = fmaf(v[4 * q + 2], as1, bi1);
                             v[4 * q + 3] = fmaf(v[4 * q + 3], as1, bi1);
                         }
-                        if (a.has_residual && nres > cw) {
+                        if (has_res) {
                             uint32_t rr[4]; /* matrix m = (h = m & 1, q = m >> 1) */
                             ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox + off);
 #pragma unroll
@@ -947,6 +965,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 if (tid == 0) {
                     ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, (int32_t)cbase, m0);
                     ptx_cp_async_bulk_commit_group();
+                    if (box_res) { /* once the store has read the box, the next residual may land in it */
+                        ptx_cp_async_bulk_wait_group_read<0>();
+                        ptx_mbarrier_arrive(my_rempty + 8u * eslot);
+                    }
                 }
                 if (++eslot == ES) {
                     eslot = 0;
@@ -1188,6 +1210,10 @@ sm90_kernel_fn igemm_sm90_pick_f16_ppbr(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pxpp(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pxpp(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pxppbr(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
@@ -1249,6 +1275,17 @@ sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
         if (tp == 80) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 80, epi);                      \
         if (tp == 96) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 96, epi);                      \
         if (tp == 208) return SM90_PICK_TMA_EPI_TP(DT, 128, 1, 2, false, 208, epi);                    \
+        return NULL;                                                                                   \
+    }
+
+/* pixels-as-N ping-pong instances (TP = 128 or 256 pixels x 64 channels per tile, each consumer
+ * a whole tile in turn: m64nTPk16 with the 64 filter rows as wgmma A; TMA stores only), with the
+ * filter in a ring or resident (BRES) */
+#define SM90_DEFINE_PICK_PXPP(NAME, DT, BRES)                                                          \
+    sm90_kernel_fn NAME(int tp, int epi)                                                               \
+    {                                                                                                  \
+        if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, epi);      \
+        if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, epi);      \
         return NULL;                                                                                   \
     }
 
