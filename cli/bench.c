@@ -82,7 +82,11 @@ size_t bench_l2_bytes(void)
 }
 
 
-static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int iters,
+/* Times nfn (1 or 2) functions: warm-up of each, then chunks of BENCH_CHUNK calls of each in
+ * turn (A's chunk, B's chunk, A's, ...), every call between its own event pair, so both see the
+ * same clock and power states (a dense-MMA layer's time drifts up by ~10% within a fraction of a
+ * second as the GPU settles at its power limit: docs/perf.md S9-3). res[i] gets fns[i]'s result. */
+static int bench_time_once(int nfn, bench_fn *fns, void **ctxs, int nsets, int warmup, int iters,
                            cudaStream_t stream, int gated, bench_result_t *res, int *gate_failed,
                            char *err, size_t errlen)
 {
@@ -93,77 +97,83 @@ static int bench_time_once(bench_fn fn, void *ctx, int nsets, int warmup, int it
     int nchunks = (iters + BENCH_CHUNK - 1) / BENCH_CHUNK;
     *gate_failed = 0;
 
-    ev = (cudaEvent_t *)calloc((size_t)iters * 2, sizeof *ev);
-    gates = (bench_gate_t **)calloc((size_t)nchunks, sizeof *gates);
+    ev = (cudaEvent_t *)calloc((size_t)iters * 2 * nfn, sizeof *ev);
+    gates = (bench_gate_t **)calloc((size_t)nchunks * nfn, sizeof *gates);
     t = (double *)calloc((size_t)iters, sizeof *t);
     if (!ev || !gates || !t) {
         snprintf(err, errlen, "out of host memory");
         goto fail;
     }
-    for (nev = 0; nev < iters * 2;) {
+    for (nev = 0; nev < iters * 2 * nfn;) {
         CLI_CU(cudaEventCreate(&ev[nev]));
         nev++;
     }
-    for (int i = 0; i < warmup; i++) {
-        if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
-        set = (set + 1) % nsets;
-    }
+    for (int f = 0; f < nfn; f++)
+        for (int i = 0; i < warmup; i++) {
+            if (fns[f](ctxs[f], set, stream, err, errlen) != 0) goto fail;
+            set = (set + 1) % nsets;
+        }
     CLI_CU(cudaStreamSynchronize(stream));
     /* Warm up by time as well: keep the GPU busy for at least BENCH_WARM_MS before timing, so
      * that clock ramp-up after host-side setup cannot bias whichever side is timed first. */
     if (warmup > 0) {
         double t0 = bench_now_s();
         while ((bench_now_s() - t0) * 1000.0 < BENCH_WARM_MS) {
-            for (int i = 0; i < 8; i++) {
-                if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
-                set = (set + 1) % nsets;
-            }
+            for (int f = 0; f < nfn; f++)
+                for (int i = 0; i < 8; i++) {
+                    if (fns[f](ctxs[f], set, stream, err, errlen) != 0) goto fail;
+                    set = (set + 1) % nsets;
+                }
             CLI_CU(cudaStreamSynchronize(stream));
         }
     }
 
     for (int c = 0; c < nchunks; c++) {
-        int i0 = c * BENCH_CHUNK, i1 = i0 + BENCH_CHUNK < iters ? i0 + BENCH_CHUNK : iters;
-        bench_gate_t *g = NULL;
-        if (gated) {
-            g = (bench_gate_t *)calloc(1, sizeof *g);
-            if (!g) {
-                snprintf(err, errlen, "out of host memory");
-                goto fail;
+        for (int f = 0; f < nfn; f++) {
+            int i0 = c * BENCH_CHUNK, i1 = i0 + BENCH_CHUNK < iters ? i0 + BENCH_CHUNK : iters;
+            cudaEvent_t *fev = ev + (size_t)f * iters * 2;
+            bench_gate_t *g = NULL;
+            if (gated) {
+                g = (bench_gate_t *)calloc(1, sizeof *g);
+                if (!g) {
+                    snprintf(err, errlen, "out of host memory");
+                    goto fail;
+                }
+                atomic_init(&g->open, 0);
+                atomic_init(&g->timed_out, 0);
+                gates[ngates++] = g;
+                CLI_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
             }
-            atomic_init(&g->open, 0);
-            atomic_init(&g->timed_out, 0);
-            gates[ngates++] = g;
-            CLI_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
+            for (int i = i0; i < i1; i++) {
+                CLI_CU(cudaEventRecord(fev[2 * i], stream));
+                if (fns[f](ctxs[f], set, stream, err, errlen) != 0) goto fail;
+                CLI_CU(cudaEventRecord(fev[2 * i + 1], stream));
+                set = (set + 1) % nsets;
+            }
+            if (g) atomic_store(&g->open, 1);
         }
-        for (int i = i0; i < i1; i++) {
-            CLI_CU(cudaEventRecord(ev[2 * i], stream));
-            if (fn(ctx, set, stream, err, errlen) != 0) goto fail;
-            CLI_CU(cudaEventRecord(ev[2 * i + 1], stream));
-            set = (set + 1) % nsets;
-        }
-        if (g) atomic_store(&g->open, 1);
     }
     CLI_CU(cudaStreamSynchronize(stream));
     for (int i = 0; i < ngates; i++)
         if (atomic_load(&gates[i]->timed_out)) *gate_failed = 1;
 
-    {
+    for (int f = 0; f < nfn; f++) {
+        const cudaEvent_t *fev = ev + (size_t)f * iters * 2;
         double sum = 0.0, mn = 1e300, mx = 0.0;
         for (int i = 0; i < iters; i++) {
             float ms = 0.0f;
-            CLI_CU(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+            CLI_CU(cudaEventElapsedTime(&ms, fev[2 * i], fev[2 * i + 1]));
             t[i] = 1000.0 * (double)ms;
             sum += t[i];
             if (t[i] < mn) mn = t[i];
             if (t[i] > mx) mx = t[i];
         }
-        res->mean_us = sum / iters;
-        res->min_us = mn;
-        res->max_us = mx;
-        res->median_us = bench_median(t, iters);
-        res->iters = iters;
-        res->gated = gated;
+        res[f].mean_us = sum / iters;
+        res[f].min_us = mn;
+        res[f].max_us = mx;
+        res[f].median_us = bench_median(t, iters);
+        res[f].iters = iters;
+        res[f].gated = gated;
     }
     rc = 0;
 fail:
@@ -178,20 +188,38 @@ fail:
     return rc;
 }
 
-int bench_time(bench_fn fn, void *ctx, int nsets, int warmup, int iters, void *stream,
-               bench_result_t *res, char *err, size_t errlen)
+static int bench_time_n(int nfn, bench_fn *fns, void **ctxs, int nsets, int warmup, int iters, void *stream,
+                        bench_result_t *res, char *err, size_t errlen)
 {
     int gate_failed = 0;
     if (nsets < 1) nsets = 1;
     if (iters < 1) iters = 1;
     if (warmup < 0) warmup = 0;
-    memset(res, 0, sizeof *res);
-    if (bench_time_once(fn, ctx, nsets, warmup, iters, (cudaStream_t)stream, 1, res,
-                        &gate_failed, err, errlen) != 0)
+    memset(res, 0, sizeof *res * (size_t)nfn);
+    if (bench_time_once(nfn, fns, ctxs, nsets, warmup, iters, (cudaStream_t)stream, 1, res, &gate_failed, err,
+                        errlen) != 0)
         return -1;
     if (gate_failed) /* a call blocked the host: time again without gating */
-        return bench_time_once(fn, ctx, nsets, warmup, iters, (cudaStream_t)stream, 0, res,
-                               &gate_failed, err, errlen);
+        return bench_time_once(nfn, fns, ctxs, nsets, warmup, iters, (cudaStream_t)stream, 0, res, &gate_failed,
+                               err, errlen);
     return 0;
+}
+
+int bench_time(bench_fn fn, void *ctx, int nsets, int warmup, int iters, void *stream,
+               bench_result_t *res, char *err, size_t errlen)
+{
+    return bench_time_n(1, &fn, &ctx, nsets, warmup, iters, stream, res, err, errlen);
+}
+
+int bench_time_pair(bench_fn fa, void *ca, bench_fn fb, void *cb, int nsets, int warmup, int iters, void *stream,
+                    bench_result_t *ra, bench_result_t *rb, char *err, size_t errlen)
+{
+    bench_fn fns[2] = {fa, fb};
+    void *ctxs[2] = {ca, cb};
+    bench_result_t res[2];
+    const int rc = bench_time_n(2, fns, ctxs, nsets, warmup, iters, stream, res, err, errlen);
+    *ra = res[0];
+    *rb = res[1];
+    return rc;
 }
 #endif /* IGEMM_HAVE_CUDA */

@@ -2,7 +2,8 @@
  * bench.h — GPU timing for the igemm CLI.
  *
  * Method: `warmup` untimed calls, then `iters` calls each bracketed by its own pair of CUDA
- * events on one stream; the result is the median (also min/mean) of the per-call times.
+ * events on one stream; the result is the median (also min/mean) of the per-call times. Two
+ * functions compared (ours against cuDNN) are timed interleaved, chunk by chunk.
  * Successive calls rotate over `nsets` buffer sets (chosen so that their total exceeds twice
  * the L2 size) so no call finds its operands in L2 from the previous one.
  *
@@ -54,6 +55,11 @@ int bench_num_sets(size_t set_bytes, size_t l2_bytes, size_t budget_bytes, int m
  * synchronised before returning in every case). */
 int bench_time(bench_fn fn, void *ctx, int nsets, int warmup, int iters, void *stream,
                bench_result_t *res, char *err, size_t errlen);
+
+/* Times fa and fb as above, interleaved: chunks of 16 calls of each in turn after both have
+ * warmed up, so both see the same clock and power states. Same return as bench_time. */
+int bench_time_pair(bench_fn fa, void *ca, bench_fn fb, void *cb, int nsets, int warmup, int iters, void *stream,
+                    bench_result_t *ra, bench_result_t *rb, char *err, size_t errlen);
 
 /* L2 size of the current device in bytes (0 if unknown). */
 size_t bench_l2_bytes(void);

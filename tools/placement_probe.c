@@ -1,0 +1,109 @@
+/*
+ * tools/placement_probe.c — does a layer's time depend on where its buffers lie? (docs/perf.md S9-3)
+ *
+ * One plan, NB separate allocations of each of x, w and y (pseudo-random bf16 data). For each
+ * operand in turn, the run uses allocation i of that operand (i = 0 .. NB-1) and allocation 0
+ * of the other two, and reports the median time of ITERS runs (CUDA events around each run;
+ * L2 flushed before each by a 96 MB memset outside the events). A spread along one operand
+ * and not the others names the operand whose placement matters.
+ *   build: gcc -O2 -std=c11 -Iinclude tools/placement_probe.c -Lbuild -ligemm \
+ *              -L$CUDA_HOME/lib64 -lcudart -o build/placement_probe
+ *   usage: build/placement_probe [n h w c k r s stride pad] (default r50_l4_3x3_512)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "igemm.h"
+
+#define NB 6
+#define ITERS 60
+
+#define CK(call)                                                                                       \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+static int cmp_f(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void *alloc_random(size_t elems, uint64_t seed)
+{
+    uint16_t *h = (uint16_t *)malloc(elems * 2);
+    void *d = NULL;
+    if (!h) exit(1);
+    for (size_t i = 0; i < elems; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = igemm_float_to_bf16((float)((seed >> 40) & 0xFFFF) / 65536.0f - 0.5f);
+    }
+    CK(cudaMalloc(&d, elems * 2));
+    CK(cudaMemcpy(d, h, elems * 2, cudaMemcpyHostToDevice));
+    free(h);
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+    int64_t v[9] = {32, 7, 7, 512, 512, 3, 3, 1, 1}; /* n h w c k r s stride pad */
+    for (int i = 0; i < 9 && i + 1 < argc; i++) v[i] = atoll(argv[i + 1]);
+    d.n = v[0], d.h = v[1], d.w = v[2], d.c = v[3], d.k = v[4], d.r = v[5], d.s = v[6];
+    d.stride_h = d.stride_w = v[7];
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = v[8];
+    d.x_dtype = d.w_dtype = d.y_dtype = IGEMM_DTYPE_BF16;
+    int64_t xe = 0, we = 0, ye = 0;
+    igemm_plan_t *plan = NULL;
+    if (igemm_conv2d_sizes(&d, &xe, &we, &ye) != IGEMM_STATUS_SUCCESS ||
+        igemm_plan_create(&plan, &d, NULL, NULL) != IGEMM_STATUS_SUCCESS) {
+        fprintf(stderr, "plan: %s\n", igemm_last_error());
+        return 1;
+    }
+    printf("plan: %.160s\n", igemm_plan_describe(plan));
+    void *x[NB], *w[NB], *y[NB], *flush = NULL;
+    for (int i = 0; i < NB; i++) {
+        x[i] = alloc_random((size_t)xe, 11 + i);
+        w[i] = alloc_random((size_t)we, 101 + i);
+        y[i] = alloc_random((size_t)ye, 1001 + i);
+        void *gap = NULL; /* a gap between the sets: different offsets and pages */
+        CK(cudaMalloc(&gap, (size_t)(i + 1) * 3 * 1024 * 1024 + 65536 * (size_t)i));
+    }
+    const size_t flush_bytes = (size_t)96 << 20;
+    CK(cudaMalloc(&flush, flush_bytes));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    float t[ITERS];
+    static const char *const names[3] = {"x", "w", "y"};
+    for (int op = 0; op < 3; op++) {
+        printf("%s:", names[op]);
+        for (int i = 0; i < NB; i++) {
+            void *xp = op == 0 ? x[i] : x[0], *wp = op == 1 ? w[i] : w[0], *yp = op == 2 ? y[i] : y[0];
+            for (int it = -5; it < ITERS; it++) {
+                CK(cudaMemsetAsync(flush, it & 0xFF, flush_bytes, 0));
+                CK(cudaEventRecord(e0, 0));
+                if (igemm_plan_run(plan, xp, wp, NULL, NULL, NULL, yp, NULL) != IGEMM_STATUS_SUCCESS) {
+                    fprintf(stderr, "run: %s\n", igemm_last_error());
+                    return 1;
+                }
+                CK(cudaEventRecord(e1, 0));
+                CK(cudaEventSynchronize(e1));
+                if (it >= 0) CK(cudaEventElapsedTime(&t[it], e0, e1));
+            }
+            qsort(t, ITERS, sizeof t[0], cmp_f);
+            printf(" %7.2f", 1000.0f * t[ITERS / 2]);
+        }
+        printf("  (us, median of %d, allocation 0..%d of %s)\n", ITERS, NB - 1, names[op]);
+    }
+    igemm_plan_destroy(plan);
+    return 0;
+}
