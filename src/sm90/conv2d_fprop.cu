@@ -50,6 +50,10 @@
  *   multiplies filter rows 64i .. 64i+63 of the B stage (wgmma A) by the TP pixel rows of the
  *   A stage (wgmma B, m64nTPk16), so the pixel tile need not be a multiple of 64 and one-wave
  *   layers get exact waves (M = 6272: 66 x 2 = 132 CTAs of 96 x 128; docs/perf.md S6-5).
+ *   Pixels as N, ping-pong (TP = 128 or 256 with BN = 64): a tile of TP pixels x 64 channels
+ *   per consumer, the consumers taking tiles in turn; one m64nTPk16 per k16 step with the 64
+ *   filter rows as wgmma A; one TP x 64 staging box per consumer, into which a fused residual is
+ *   TMA-loaded, read, overwritten by the output and stored (64-channel 3x3 layers; S9-1).
  *
  * CLUSTERS (optional, 2x1 along M; IGEMM_SM90_CLUSTER=2 or the planner's pick)
  *   A cluster of two CTAs walks the units of a cluster grid: unit -> (M-tile pair, N-tile,
