@@ -672,6 +672,10 @@ static int choose_sets(size_t set_bytes, size_t reserve)
     size_t free_b = 0, total_b = 0, budget;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = 0;
     budget = free_b > reserve ? (size_t)((double)(free_b - reserve) * 0.6) : 0;
+    /* IGEMM_BENCH_SETS=n forces the number of rotated buffer sets (diagnostics: 1 = the same
+     * buffers every call, operands warm in L2) */
+    const char *fs = getenv("IGEMM_BENCH_SETS");
+    if (fs && atoi(fs) >= 1 && atoi(fs) <= MAX_SETS) return atoi(fs);
     return bench_num_sets(set_bytes, bench_l2_bytes(), budget, MAX_SETS);
 }
 
