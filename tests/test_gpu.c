@@ -782,6 +782,52 @@ TEST(gpu_sm90_cluster_on_off)
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
+/* Creates an sm90 plan for pb under the planner knobs in env (a NULL-terminated list of
+ * "NAME=value", set only while the plan is created), checks its description against want (a
+ * NULL-terminated list, may be NULL: each string must appear, or with a leading '!' must not),
+ * runs it (y poisoned first) and checks y against the reference under tag. Returns 1 if it ran
+ * and matched (pb->hout then holds y), 0 after recording the failure. */
+static int run_sm90_forced(problem_t *pb, const char *const *env, const char *const *want, const char *tag)
+{
+    char names[8][48];
+    int nenv = 0;
+    for (; env && env[nenv] && nenv < 8; nenv++) {
+        const char *eq = strchr(env[nenv], '=');
+        size_t len = eq ? (size_t)(eq - env[nenv]) : strlen(env[nenv]);
+        if (len >= sizeof names[0]) len = sizeof names[0] - 1;
+        memcpy(names[nenv], env[nenv], len);
+        names[nenv][len] = '\0';
+        setenv(names[nenv], eq ? eq + 1 : "", 1);
+    }
+    igemm_plan_options_t o = igemm_plan_options_default();
+    o.path = IGEMM_PATH_SM90;
+    igemm_plan_t *plan = NULL;
+    const igemm_status_t s = igemm_plan_create(&plan, &pb->d, &pb->e, &o);
+    for (int i = 0; i < nenv; i++) unsetenv(names[i]);
+    if (s != IGEMM_STATUS_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "[%s] %s: plan_create(sm90): %s", tag, pb->str, igemm_last_error());
+        return 0;
+    }
+    const char *desc = igemm_plan_describe(plan);
+    int ok = 1;
+    for (int i = 0; want && want[i]; i++) {
+        const int absent = want[i][0] == '!';
+        if ((strstr(desc, want[i] + absent) != NULL) == absent) {
+            test_fail(__FILE__, __LINE__, "[%s] %s: the plan should %s \"%s\": %s", tag, pb->str,
+                      absent ? "not say" : "say", want[i] + absent, desc);
+            ok = 0;
+        }
+    }
+    if (problem_run(pb, plan, NULL) != IGEMM_STATUS_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb->str, igemm_last_error());
+        ok = 0;
+    } else if (problem_check(pb, tag, NULL) != 0) {
+        ok = 0;
+    }
+    igemm_plan_destroy(plan);
+    return ok;
+}
+
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one
  * N-tile, loads its filter slots once and walks M-tiles. Small grids make every CTA take
  * several tiles, with N-tiles of unequal CTA counts (grid % N-tiles != 0). 128 x 64 and
@@ -820,43 +866,22 @@ TEST(gpu_sm90_filter_resident)
             REQUIRE(first != NULL);
             int ran = 0;
             for (int br = 0; br <= 1; br++) {
-                setenv("IGEMM_SM90_FORCE_WM", "2", 1);
-                setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
-                setenv("IGEMM_SM90_PINGPONG", "1", 1);
-                setenv("IGEMM_SM90_GRID", cases[ci].grid, 1);
-                setenv("IGEMM_SM90_BREUSE", br ? "1" : "0", 1);
-                if (ci % 2 == 1) setenv("IGEMM_SM90_RES_MODE", "2", 1); /* ping-pong's default is 1 */
-                igemm_plan_options_t o = igemm_plan_options_default();
-                o.path = IGEMM_PATH_SM90;
-                igemm_plan_t *plan = NULL;
-                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-                unsetenv("IGEMM_SM90_FORCE_WM");
-                unsetenv("IGEMM_SM90_FORCE_BN");
-                unsetenv("IGEMM_SM90_PINGPONG");
-                unsetenv("IGEMM_SM90_GRID");
-                unsetenv("IGEMM_SM90_BREUSE");
-                unsetenv("IGEMM_SM90_RES_MODE");
-                if (s != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, resident %d): %s", pb.str, br,
-                              igemm_last_error());
-                    break;
-                }
-                const char *desc = igemm_plan_describe(plan);
-                CHECK_MSG((strstr(desc, "filter resident") != NULL) == (br == 1 && cases[ci].fits),
-                          "%s: filter resident %s but the plan says: %s", pb.str, br ? "forced" : "off", desc);
-                CHECK_MSG(strstr(desc, "ping-pong") != NULL, "%s: ping-pong forced but: %s", pb.str, desc);
+                char bn[48], grid[48];
+                snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
+                snprintf(grid, sizeof grid, "IGEMM_SM90_GRID=%s", cases[ci].grid);
+                /* the odd cases take the residual through the operand ring (ping-pong's default: 1) */
+                const char *env[] = {"IGEMM_SM90_FORCE_WM=2", bn, "IGEMM_SM90_PINGPONG=1", grid,
+                                     br ? "IGEMM_SM90_BREUSE=1" : "IGEMM_SM90_BREUSE=0",
+                                     ci % 2 == 1 ? "IGEMM_SM90_RES_MODE=2" : NULL, NULL};
+                const char *want[] = {"ping-pong", br == 1 && cases[ci].fits ? "filter resident" : "!filter resident",
+                                      NULL};
                 char tag[48];
                 snprintf(tag, sizeof tag, "sm90 filter resident %d", br);
-                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                    problem_check(&pb, tag, NULL);
-                    if (br == 0) memcpy(first, pb.hout, bytes);
-                    else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
-                                   "%s: filter-resident output differs from the ring plan's", pb.str);
-                    ran++;
-                } else {
-                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-                }
-                igemm_plan_destroy(plan);
+                if (!run_sm90_forced(&pb, env, want, tag)) break;
+                if (br == 0) memcpy(first, pb.hout, bytes);
+                else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
+                               "%s: filter-resident output differs from the ring plan's", pb.str);
+                ran++;
             }
             both_ran += ran == 2;
             free(first);
@@ -903,34 +928,15 @@ TEST(gpu_sm90_pixn_pingpong)
             }
             for (int v = 0; v < 4; v++) { /* TP 128 / 256, filter in the ring / resident */
                 want++;
-                setenv("IGEMM_SM90_PIXPP", tps[v & 1], 1);
-                setenv("IGEMM_SM90_GRID", cases[ci].grid, 1);
-                setenv("IGEMM_SM90_BREUSE", v >> 1 ? "1" : "0", 1);
-                igemm_plan_options_t o = igemm_plan_options_default();
-                o.path = IGEMM_PATH_SM90;
-                igemm_plan_t *plan = NULL;
-                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-                unsetenv("IGEMM_SM90_PIXPP");
-                unsetenv("IGEMM_SM90_GRID");
-                unsetenv("IGEMM_SM90_BREUSE");
-                if (s != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, pixels-as-N ping-pong TP %s): %s", pb.str,
-                              tps[v & 1], igemm_last_error());
-                    continue;
-                }
-                const char *desc = igemm_plan_describe(plan);
-                char tile[32];
+                char tp[48], grid[48], tile[32];
+                snprintf(tp, sizeof tp, "IGEMM_SM90_PIXPP=%s", tps[v & 1]);
+                snprintf(grid, sizeof grid, "IGEMM_SM90_GRID=%s", cases[ci].grid);
                 snprintf(tile, sizeof tile, "tile %sx64x64", tps[v & 1]);
-                CHECK_MSG(strstr(desc, "pixels as wgmma N each, ping-pong") != NULL && strstr(desc, tile) != NULL,
-                          "%s: pixels-as-N ping-pong TP %s forced but the plan says: %s", pb.str, tps[v & 1], desc);
+                const char *env[] = {tp, grid, v >> 1 ? "IGEMM_SM90_BREUSE=1" : "IGEMM_SM90_BREUSE=0", NULL};
+                const char *desc_want[] = {"pixels as wgmma N each, ping-pong", tile, NULL};
                 char tag[48];
                 snprintf(tag, sizeof tag, "sm90 pixn ping-pong TP %s resident %d", tps[v & 1], v >> 1);
-                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                    if (problem_check(&pb, tag, NULL) == 0) ran++;
-                } else {
-                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-                }
-                igemm_plan_destroy(plan);
+                ran += run_sm90_forced(&pb, env, desc_want, tag);
             }
             problem_free(&pb);
         }
@@ -964,34 +970,14 @@ TEST(gpu_sm90_fold_rows)
                 problem_free(&pb);
                 return;
             }
-            if (rows[ri]) setenv("IGEMM_SM90_FOLD_ROWS", rows[ri], 1);
-            setenv("IGEMM_SM90_GATHER", "0", 1); /* the materialised fold (c <= 4 has the stem path) */
-            igemm_plan_options_t o = igemm_plan_options_default();
-            o.path = IGEMM_PATH_SM90;
-            igemm_plan_t *plan = NULL;
-            igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-            unsetenv("IGEMM_SM90_FOLD_ROWS");
-            unsetenv("IGEMM_SM90_GATHER");
-            if (s != IGEMM_STATUS_SUCCESS) {
-                test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, fold rows %s): %s", pb.str,
-                          rows[ri] ? rows[ri] : "auto", igemm_last_error());
-                problem_free(&pb);
-                continue;
-            }
-            const char *desc = igemm_plan_describe(plan);
-            char want[32];
+            char fold[48], want[32], tag[48];
+            snprintf(fold, sizeof fold, "IGEMM_SM90_FOLD_ROWS=%s", rows[ri] ? rows[ri] : "");
+            /* the materialised fold (c <= 4 has the stem path) */
+            const char *env[] = {"IGEMM_SM90_GATHER=0", rows[ri] ? fold : NULL, NULL};
             snprintf(want, sizeof want, "fold %s filter row", rows[ri] ? rows[ri] : "");
-            CHECK_MSG(strstr(desc, rows[ri] ? want : "fold ") != NULL, "%s: fold rows %s but the plan says: %s", pb.str,
-                      rows[ri] ? rows[ri] : "auto", desc);
-            char tag[48];
+            const char *desc_want[] = {rows[ri] ? want : "fold ", NULL};
             snprintf(tag, sizeof tag, "sm90 fold rows %s", rows[ri] ? rows[ri] : "auto");
-            if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                problem_check(&pb, tag, NULL);
-                ran++;
-            } else {
-                test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-            }
-            igemm_plan_destroy(plan);
+            ran += run_sm90_forced(&pb, env, desc_want, tag);
             problem_free(&pb);
         }
     }
@@ -1033,32 +1019,13 @@ TEST(gpu_sm90_stem_gather)
                     problem_free(&pb);
                     return;
                 }
-                if (small) setenv("IGEMM_SM90_GRID", "3", 1);
-                setenv("IGEMM_SM90_GATHER", "1", 1); /* off by default (slower than the fold) */
-                igemm_plan_options_t o = igemm_plan_options_default();
-                o.path = IGEMM_PATH_SM90;
-                igemm_plan_t *plan = NULL;
-                igemm_status_t st = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-                unsetenv("IGEMM_SM90_GRID");
-                unsetenv("IGEMM_SM90_GATHER");
-                runs++;
-                if (st != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90): %s", pb.str, igemm_last_error());
-                    problem_free(&pb);
-                    continue;
-                }
-                const char *desc = igemm_plan_describe(plan);
-                CHECK_MSG(strstr(desc, "stem:") != NULL && strstr(desc, "gathered") != NULL,
-                          "%s: expected the stem path, the plan says: %s", pb.str, desc);
+                /* the stem path is off by default (slower than the fold) */
+                const char *env[] = {"IGEMM_SM90_GATHER=1", small ? "IGEMM_SM90_GRID=3" : NULL, NULL};
+                const char *desc_want[] = {"stem:", "gathered", NULL};
                 char tag[48];
                 snprintf(tag, sizeof tag, "sm90 stem%s", small ? " grid 3" : "");
-                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                    problem_check(&pb, tag, NULL);
-                    ran++;
-                } else {
-                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-                }
-                igemm_plan_destroy(plan);
+                runs++;
+                ran += run_sm90_forced(&pb, env, desc_want, tag);
                 problem_free(&pb);
             }
         }
