@@ -8,7 +8,8 @@
  * and not the others names the operand whose placement matters.
  *   build: gcc -O2 -std=c11 -Iinclude tools/placement_probe.c -Lbuild -ligemm \
  *              -L$CUDA_HOME/lib64 -lcudart -o build/placement_probe
- *   usage: build/placement_probe [n h w c k r s stride pad] (default r50_l4_3x3_512)
+ *   usage: build/placement_probe [n h w c k r s stride pad] (default r50_l4_3x3_512);
+ *   PROBE_PREFREE_MB=n allocates, touches and frees n MB before the buffers (docs/perf.md S9-6)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,22 @@ int main(int argc, char **argv)
     }
     printf("plan: %.160s\n", igemm_plan_describe(plan));
     void *x[NB], *w[NB], *y[NB], *flush = NULL;
+    { /* PROBE_PREFREE_MB=n: allocate and free n MB first (the state a large earlier layer leaves) */
+        const char *pf = getenv("PROBE_PREFREE_MB");
+        const char *pn = getenv("PROBE_PREFREE_N"); /* as PROBE_PREFREE_N buffers of 1/n each, with a
+                                                      small one between (a bench layer's sets) */
+        const int nb = pn && atoi(pn) > 0 && atoi(pn) <= 64 ? atoi(pn) : 1;
+        if (pf && atoi(pf) > 0) {
+            void *big[2 * 64];
+            const size_t each = ((size_t)atoi(pf) << 20) / (size_t)nb;
+            for (int i = 0; i < nb; i++) {
+                CK(cudaMalloc(&big[2 * i], each));
+                CK(cudaMemset(big[2 * i], 1, each));
+                CK(cudaMalloc(&big[2 * i + 1], 75 * 1024));
+            }
+            for (int i = 0; i < 2 * nb; i++) CK(cudaFree(big[i]));
+        }
+    }
     for (int i = 0; i < NB; i++) {
         x[i] = alloc_random((size_t)xe, 11 + i);
         w[i] = alloc_random((size_t)we, 101 + i);
