@@ -541,7 +541,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         /* 128 x 128 tiles with a residual and 16+ k-blocks: 3 slots per consumer (a 5th operand
          * stage) instead of the tile's 4 boxes + 1; the 4th box then loads inside the epilogue,
          * which runs under the other consumer's mainloop. Fused A/B on the H200 (S9-2):
-         * vgg_3x3_128 -3.9%, sd_vae_3x3_128 -0.9%; on shorter mainloops 3 slots lost up to 9%. */
+         * vgg_3x3_128 -3.9%, sd_vae_3x3_128 -0.9%; on shorter mainloops 3 slots lost up to 9%,
+         * and on the 36-72 k-block layers (ping-pong forced, which the rule above excludes) 37-52%
+         * (S9-8): the residual warp, serving both consumers in order, then waits on a slot that
+         * frees only inside the other consumer's epilogue. */
         if (p->has_residual && frm != 2 && !fes && best_bn == 128 && k_iters >= 16) es = 3;
         const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
         if (stages >= 2) {
