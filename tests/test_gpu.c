@@ -693,95 +693,6 @@ static int skip_unless_sm90(void)
     return 0;
 }
 
-/* ------------------------------------------------------------------ sm90 clusters */
-
-/* The same problems with 2x1 clusters (filter multicast) and without: both match the
- * reference, and bit for bit each other (a cluster changes who loads the filter, not the
- * arithmetic). The shapes give odd M-tile counts (the cluster's phantom tile), M and N tails,
- * every tile shape, split-K, f32 output and every epilogue kind. */
-TEST(gpu_sm90_cluster_on_off)
-{
-    SKIP_WITHOUT_GPU();
-    if (skip_unless_sm90()) return;
-    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *wm, *bn, *split, *nc;
-    } cases[] = {
-        {shape(1, 19, 20, 64, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},   /* M 380: 3 M-tiles */
-        {shape(1, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "1", "64", NULL, "2"},  /* N tail, 4 N-tiles */
-        {shape(2, 23, 29, 128, 200, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", NULL, "2"},  /* 256-row tiles, M 1334 */
-        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", NULL, "2"},   /* 1x1 tiled A, M 338 */
-        {shape(3, 14, 14, 256, 128, 3, 3, 2, 1, 1, 1, BF, F32), "1", "128", NULL, "2"}, /* stride 2, f32 y */
-        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2"},   /* split-K 3 */
-        {shape(1, 30, 30, 72, 120, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", NULL, "2"},  /* k % 8 == 0, c tail */
-        {shape(2, 9, 9, 64, 70, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},      /* k % 8 != 0: direct stores */
-        {shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "3"},  /* 192x128: 4 M-tiles, N tail */
-        {shape(1, 28, 30, 128, 128, 1, 1, 1, 0, 1, 1, F16, F16), "1", "128", NULL, "3"}, /* 192x128, tiled A, 5 M-tiles */
-    };
-    const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6206)};
-    int both_ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            const size_t bytes = (size_t)pb.ye * pb.ysz;
-            void *first = malloc(bytes);
-            REQUIRE(first != NULL);
-            int ran = 0;
-            for (int cl = 1; cl <= 2; cl++) {
-                setenv("IGEMM_SM90_FORCE_WM", cases[ci].wm, 1);
-                setenv("IGEMM_SM90_FORCE_BN", cases[ci].bn, 1);
-                if (cases[ci].split) setenv("IGEMM_SM90_FORCE_SPLIT", cases[ci].split, 1);
-                setenv("IGEMM_SM90_CLUSTER", cl == 2 ? "2" : "1", 1);
-                setenv("IGEMM_SM90_FORCE_NC", cases[ci].nc, 1);
-                igemm_plan_options_t o = igemm_plan_options_default();
-                o.path = IGEMM_PATH_SM90;
-                igemm_plan_t *plan = NULL;
-                igemm_status_t s = igemm_plan_create(&plan, &pb.d, &pb.e, &o);
-                unsetenv("IGEMM_SM90_FORCE_WM");
-                unsetenv("IGEMM_SM90_FORCE_BN");
-                unsetenv("IGEMM_SM90_FORCE_SPLIT");
-                unsetenv("IGEMM_SM90_CLUSTER");
-                unsetenv("IGEMM_SM90_FORCE_NC");
-                if (s != IGEMM_STATUS_SUCCESS) {
-                    test_fail(__FILE__, __LINE__, "%s: plan_create(sm90, cluster %d): %s", pb.str, cl,
-                              igemm_last_error());
-                    break;
-                }
-                const char *desc = igemm_plan_describe(plan);
-                CHECK_MSG(strstr(desc, cl == 2 ? "cluster 2x1" : "no cluster") != NULL,
-                          "%s: cluster %d forced but the plan says: %s", pb.str, cl, desc);
-                if (cases[ci].split)
-                    CHECK_MSG(strstr(desc, "x 3 split") != NULL, "%s: split 3 forced but: %s", pb.str, desc);
-                CHECK_MSG(strstr(desc, cases[ci].nc[0] == '3' ? "tile 192x128" : "2 consumer") != NULL,
-                          "%s: %s consumers forced but: %s", pb.str, cases[ci].nc, desc);
-                char tag[48];
-                snprintf(tag, sizeof tag, "sm90 cluster %d", cl);
-                if (problem_run(&pb, plan, NULL) == IGEMM_STATUS_SUCCESS) {
-                    problem_check(&pb, tag, NULL);
-                    if (cl == 1) memcpy(first, pb.hout, bytes);
-                    else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
-                                   "%s: cluster 2x1 output differs from no cluster", pb.str);
-                    ran++;
-                } else {
-                    test_fail(__FILE__, __LINE__, "[%s] %s: run failed: %s", tag, pb.str, igemm_last_error());
-                }
-                igemm_plan_destroy(plan);
-            }
-            both_ran += ran == 2;
-            free(first);
-            problem_free(&pb);
-        }
-    }
-    CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
-}
-
 /* Creates an sm90 plan for pb under the planner knobs in env (a NULL-terminated list of
  * "NAME=value", set only while the plan is created), checks its description against want (a
  * NULL-terminated list, may be NULL: each string must appear, or with a leading '!' must not),
@@ -826,6 +737,74 @@ static int run_sm90_forced(problem_t *pb, const char *const *env, const char *co
     }
     igemm_plan_destroy(plan);
     return ok;
+}
+
+/* ------------------------------------------------------------------ sm90 clusters */
+
+/* The same problems with 2x1 clusters (filter multicast) and without: both match the
+ * reference, and bit for bit each other (a cluster changes who loads the filter, not the
+ * arithmetic). The shapes give odd M-tile counts (the cluster's phantom tile), M and N tails,
+ * every tile shape, split-K, f32 output and every epilogue kind. */
+TEST(gpu_sm90_cluster_on_off)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *wm, *bn, *split, *nc;
+    } cases[] = {
+        {shape(1, 19, 20, 64, 128, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},   /* M 380: 3 M-tiles */
+        {shape(1, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, F16, F16), "1", "64", NULL, "2"},  /* N tail, 4 N-tiles */
+        {shape(2, 23, 29, 128, 200, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", NULL, "2"},  /* 256-row tiles, M 1334 */
+        {shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, BF, BF), "1", "256", NULL, "2"},   /* 1x1 tiled A, M 338 */
+        {shape(3, 14, 14, 256, 128, 3, 3, 2, 1, 1, 1, BF, F32), "1", "128", NULL, "2"}, /* stride 2, f32 y */
+        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2"},   /* split-K 3 */
+        {shape(1, 30, 30, 72, 120, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", NULL, "2"},  /* k % 8 == 0, c tail */
+        {shape(2, 9, 9, 64, 70, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "2"},      /* k % 8 != 0: direct stores */
+        {shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", NULL, "3"},  /* 192x128: 4 M-tiles, N tail */
+        {shape(1, 28, 30, 128, 128, 1, 1, 1, 0, 1, 1, F16, F16), "1", "128", NULL, "3"}, /* 192x128, tiled A, 5 M-tiles */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6206)};
+    int both_ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            const size_t bytes = (size_t)pb.ye * pb.ysz;
+            void *first = malloc(bytes);
+            REQUIRE(first != NULL);
+            int ran = 0;
+            for (int cl = 1; cl <= 2; cl++) {
+                char wm[48], bn[48], nc[48], split[48];
+                snprintf(wm, sizeof wm, "IGEMM_SM90_FORCE_WM=%s", cases[ci].wm);
+                snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
+                snprintf(nc, sizeof nc, "IGEMM_SM90_FORCE_NC=%s", cases[ci].nc);
+                snprintf(split, sizeof split, "IGEMM_SM90_FORCE_SPLIT=%s", cases[ci].split ? cases[ci].split : "");
+                const char *env[] = {wm, bn, nc, cl == 2 ? "IGEMM_SM90_CLUSTER=2" : "IGEMM_SM90_CLUSTER=1",
+                                     cases[ci].split ? split : NULL, NULL};
+                const char *want[] = {cl == 2 ? "cluster 2x1" : "no cluster",
+                                      cases[ci].nc[0] == '3' ? "tile 192x128" : "2 consumer",
+                                      cases[ci].split ? "x 3 split" : NULL, NULL};
+                char tag[48];
+                snprintf(tag, sizeof tag, "sm90 cluster %d", cl);
+                if (!run_sm90_forced(&pb, env, want, tag)) break;
+                if (cl == 1) memcpy(first, pb.hout, bytes);
+                else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "%s: cluster 2x1 output differs from no cluster",
+                               pb.str);
+                ran++;
+            }
+            both_ran += ran == 2;
+            free(first);
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one

@@ -214,13 +214,6 @@ static __device__ __noinline__ float sm90_act_slow(int act, float v, float act_p
     return igemm_act_dev(act, v, act_param);
 }
 
-/* act(v) for a.act != NONE: ReLU inline, the rest through sm90_act_slow. */
-static __device__ __forceinline__ float sm90_act(const igemm_sm90_args_t &a, float v)
-{
-    if (a.act == IGEMM_ACT_RELU) return fmaxf(v, 0.0f);
-    return sm90_act_slow(a.act, v, a.act_param);
-}
-
 /* Packs two floats into a 16-bit pair of the input-like dtype DTO (F16 or BF16). */
 static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, float v1)
 {
