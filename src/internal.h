@@ -68,6 +68,7 @@ typedef struct igemm_kernel_config {
     int threads;           /* threads per CTA */
     int consumers;         /* consumer warpgroups (sm90) */
     int cluster_m;         /* CTAs per cluster along M (sm90) */
+    int pdl;               /* sm90: launched with programmatic stream serialization (PDL) */
     int pingpong;          /* sm90: consumers take whole tiles in turn (tile rows 64 * WM) */
     int res_mode;          /* sm90, TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */
     int pixels_n;          /* sm90: tile of bm pixels x 128 channels (x 64 with pingpong), pixels as the wgmma N */
@@ -84,7 +85,7 @@ typedef struct igemm_kernel_config {
     size_t smem_bytes;     /* dynamic shared memory per CTA */
     int smem_limit;        /* sm90: the device's opt-in dynamic-smem maximum, set on the kernel */
     size_t workspace_bytes;/* device workspace the plan must allocate */
-    char desc[256];        /* human-readable: "tile 128x128x64, 4 stages, ..." */
+    char desc[512];        /* human-readable: "tile 128x128x64, 4 stages, ..." */
 } igemm_kernel_config_t;
 
 typedef struct igemm_family {

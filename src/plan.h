@@ -18,7 +18,7 @@ struct igemm_plan {
     size_t workspace_bytes;
     unsigned char state[IGEMM_FAMILY_STATE_BYTES];          /* family-owned scratch */
     unsigned char fallback_state[IGEMM_FAMILY_STATE_BYTES];
-    char describe[1536];
+    char describe[2048];
 };
 
 /* Chooses family + config for plan->params on plan->dev honouring `path` (AUTO = fastest

@@ -1130,6 +1130,137 @@ TEST(gpu_stream_and_graph)
     problem_free(&pb);
 }
 
+/* ------------------------------------------------------------------ programmatic dependent launch */
+
+/* A chain of sm90 convs on two ping-pong buffers (layer i reads the buffer layer i-1 wrote and
+ * overwrites the one layer i-1 read, with the first input as every layer's residual): with
+ * programmatic dependent launch each kernel may start before the previous one ends, so a wait
+ * placed after any global access would show as a read-after-write or write-after-read race.
+ * The chain runs back to back (repeatedly) and as a replayed CUDA graph, and must equal bit for
+ * bit the same chain with a stream synchronisation after every layer (the kernels are
+ * deterministic). Layer shapes differ in grid and tile (multi-wave, under one wave, 1x1 and 3x3,
+ * ping-pong and cooperative) so that CTAs of one layer retire while the previous is running. */
+TEST(gpu_sm90_pdl_chain)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    enum { L = 5, N = 8, H = 56, W = 56, C = 128 };
+    const int64_t rs[L] = {3, 1, 3, 1, 3};
+    const int64_t kk[L] = {128, 128, 128, 128, 128};
+    const size_t elems = (size_t)N * H * W * C, bytes = elems * 2;
+    trng_t g = {test_seed(0x9d1)};
+    void *buf[2] = {NULL, NULL}, *res = NULL, *w[L] = {NULL};
+    igemm_plan_t *plan[L] = {NULL};
+    uint16_t *hx = (uint16_t *)malloc(bytes), *href = (uint16_t *)malloc(bytes), *hout = (uint16_t *)malloc(bytes);
+    cudaStream_t stream = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    int drv = 0;
+    REQUIRE(hx && href && hout);
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    fill_random(hx, (int64_t)elems, IGEMM_DTYPE_BF16, -1.0, 1.0, &g);
+    REQUIRE(cudaMalloc(&buf[0], bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&buf[1], bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&res, bytes) == cudaSuccess);
+    REQUIRE(cudaMemcpy(res, hx, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    (void)cudaDriverGetVersion(&drv);
+    for (int l = 0; l < L; l++) {
+        const size_t we = (size_t)kk[l] * rs[l] * rs[l] * C;
+        uint16_t *hw = (uint16_t *)malloc(we * 2);
+        REQUIRE(hw);
+        /* |w| <= 1/sqrt(taps * C): each layer keeps the activations' scale (no overflow to inf) */
+        const double a = 1.0 / sqrt((double)(rs[l] * rs[l] * C));
+        fill_random(hw, (int64_t)we, IGEMM_DTYPE_BF16, -a, a, &g);
+        REQUIRE(cudaMalloc(&w[l], we * 2) == cudaSuccess);
+        REQUIRE(cudaMemcpy(w[l], hw, we * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+        free(hw);
+        const int64_t pad = rs[l] / 2;
+        igemm_conv2d_desc_t d = shape(N, H, W, C, kk[l], rs[l], rs[l], 1, pad, 1, 1, IGEMM_DTYPE_BF16,
+                                      IGEMM_DTYPE_BF16);
+        igemm_epilogue_t e = igemm_epilogue_default();
+        e.has_residual = l % 2; /* plain and fused layers */
+        e.beta = 0.5f;
+        igemm_plan_options_t o = igemm_plan_options_default();
+        o.path = IGEMM_PATH_SM90;
+        if (l == 3) setenv("IGEMM_SM90_PINGPONG", "0", 1);
+        const igemm_status_t st = igemm_plan_create(&plan[l], &d, &e, &o);
+        unsetenv("IGEMM_SM90_PINGPONG");
+        REQUIRE(st == IGEMM_STATUS_SUCCESS);
+        if (drv >= 12030)
+            CHECK_MSG(strstr(igemm_plan_describe(plan[l]), "programmatic dependent launch") != NULL,
+                      "layer %d: the plan should use programmatic dependent launch: %s", l,
+                      igemm_plan_describe(plan[l]));
+    }
+#define CHAIN_RUN(sync_each)                                                                               \
+    do {                                                                                                   \
+        for (int l = 0; l < L; l++) {                                                                      \
+            const igemm_status_t st_ = igemm_plan_run(plan[l], buf[l % 2], w[l], NULL, NULL,              \
+                                                      l % 2 ? res : NULL, buf[(l + 1) % 2], stream);      \
+            CHECK_MSG(st_ == IGEMM_STATUS_SUCCESS, "layer %d: %s", l, igemm_last_error());                 \
+            if (sync_each) CHECK(cudaStreamSynchronize(stream) == cudaSuccess);                            \
+        }                                                                                                  \
+    } while (0)
+    /* reference: a synchronisation after every layer */
+    REQUIRE(cudaMemcpy(buf[0], hx, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemset(buf[1], 0xFF, bytes) == cudaSuccess); /* NaN: an unwritten output shows */
+    CHAIN_RUN(1);
+    REQUIRE(cudaMemcpy(href, buf[L % 2], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    {
+        size_t bad = 0, nz = 0;
+        for (size_t i = 0; i < elems; i++) {
+            const float v = igemm_bf16_to_float(href[i]);
+            if (!isfinite(v)) bad++;
+            else if (v != 0.0f) nz++;
+        }
+        CHECK_MSG(bad == 0 && nz > elems / 2, "chain output: %zu non-finite, %zu of %zu nonzero", bad, nz, elems);
+    }
+    /* back to back, several times */
+    for (int rep = 0; rep < 4; rep++) {
+        REQUIRE(cudaMemcpy(buf[0], hx, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        REQUIRE(cudaMemset(buf[1], 0xFF, bytes) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHAIN_RUN(0);
+        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+        REQUIRE(cudaMemcpy(hout, buf[L % 2], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK_MSG(memcmp(hout, href, bytes) == 0, "back-to-back chain %d differs from the synchronised chain", rep);
+    }
+    /* captured into one graph and replayed */
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHAIN_RUN(0);
+    {
+        const cudaError_t ce = cudaStreamEndCapture(stream, &graph);
+        CHECK_MSG(ce == cudaSuccess, "cudaStreamEndCapture: %s", cudaGetErrorString(ce));
+    }
+#undef CHAIN_RUN
+    if (graph && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess) {
+        for (int rep = 0; rep < 3; rep++) {
+            REQUIRE(cudaMemcpy(buf[0], hx, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+            REQUIRE(cudaMemset(buf[1], 0xFF, bytes) == cudaSuccess);
+            REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+            CHECK(cudaGraphLaunch(exec, stream) == cudaSuccess);
+            const cudaError_t ce = cudaStreamSynchronize(stream);
+            CHECK_MSG(ce == cudaSuccess, "graph replay: %s", cudaGetErrorString(ce));
+            REQUIRE(cudaMemcpy(hout, buf[L % 2], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            CHECK_MSG(memcmp(hout, href, bytes) == 0, "graph replay %d differs from the synchronised chain", rep);
+        }
+    } else {
+        test_fail(__FILE__, __LINE__, "the chain's graph did not instantiate");
+    }
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    for (int l = 0; l < L; l++) {
+        igemm_plan_destroy(plan[l]);
+        cudaFree(w[l]);
+    }
+    cudaFree(buf[0]);
+    cudaFree(buf[1]);
+    cudaFree(res);
+    cudaStreamDestroy(stream);
+    free(hx);
+    free(href);
+    free(hout);
+}
+
 /* ------------------------------------------------------------------ unaligned pointers */
 
 TEST(gpu_unaligned_pointers)

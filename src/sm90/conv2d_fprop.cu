@@ -137,7 +137,10 @@
  *   filter loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
  *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix (and .trans), elect.sync,
  *   setmaxnreg,
- *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync.
+ *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync, griddepcontrol
+ *   (programmatic dependent launch: the launch carries programmatic stream serialization, and
+ *   every CTA triggers its dependents and then waits for the previous grid right after its
+ *   barrier set-up, before any global access).
  *
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (api.c checks
  *   and falls back to the general path otherwise), on the device the plan was made for.
@@ -393,7 +396,9 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
- *   pixels-as-N tiles off or forces one; IGEMM_SM90_GRID=n caps the grid.
+ *   pixels-as-N tiles off or forces one; IGEMM_SM90_GRID=n caps the grid; IGEMM_SM90_PDL=0|1
+ *   launches without programmatic dependent launch / with it on any grid (default: grids of
+ *   at least 7/8 of the SMs).
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) only when forced; the
  * grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -696,12 +701,26 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
+    /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the
+     * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
+     * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
+     * least 7/8 of the SMs: on the 104-CTA grids (r50_l4, 128x64) it was 7% slower (the next
+     * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes).
+     * Needs a driver that also captures it into graphs (12.3); IGEMM_SM90_PDL=0 turns it off,
+     * =1 forces it on any grid. */
+    {
+        const char *pdl_s = getenv("IGEMM_SM90_PDL");
+        const int fpdl = pdl_s ? atoi(pdl_s) : -1;
+        int drv = 0;
+        cfg->pdl = fpdl != 0 && (fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7) &&
+                   cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
+    }
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
-             "%d staging boxes%s%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem, est %.1f us",
+             "%d staging boxes%s%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
              ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best_bn, SM90_BK, best_stages,
              best_nc, best_wm, best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
              cfg->res_mode == 2   ? ", residual via operand ring"
@@ -709,7 +728,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                                   : "",
              best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
-             best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes, best_t);
+             best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
+             cfg->pdl ? ", programmatic dependent launch" : "", best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -932,28 +952,33 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         }
         st->smem_attr_done = 1;
     }
-    if (cm > 1) {
+    {
         cudaLaunchConfig_t lc;
-        cudaLaunchAttribute attr[1];
+        cudaLaunchAttribute attr[2];
+        unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)cm;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
+        if (cm > 1) {
+            attr[na].id = cudaLaunchAttributeClusterDimension;
+            attr[na].val.clusterDim.x = (unsigned)cm;
+            attr[na].val.clusterDim.y = 1;
+            attr[na].val.clusterDim.z = 1;
+            na++;
+        }
+        if (cfg->pdl) { /* the kernel waits (griddepcontrol.wait) before any global access */
+            attr[na].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[na].val.programmaticStreamSerializationAllowed = 1;
+            na++;
+        }
         lc.gridDim = dim3((unsigned)grid, 1, 1);
         lc.blockDim = dim3((unsigned)cfg->threads, 1, 1);
         lc.dynamicSmemBytes = cfg->smem_bytes;
         lc.stream = (cudaStream_t)stream;
-        lc.attrs = attr;
-        lc.numAttrs = 1;
+        lc.attrs = na ? attr : NULL;
+        lc.numAttrs = na;
         e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, st->tmap_y, st->tmap_r, a);
         if (e == cudaSuccess) e = cudaGetLastError();
         else (void)cudaGetLastError();
-    } else {
-        kern<<<grid, cfg->threads, cfg->smem_bytes, (cudaStream_t)stream>>>(st->tmap_x, st->tmap_w, st->tmap_y,
-                                                                            st->tmap_r, a);
-        e = cudaGetLastError();
     }
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
     if (a.splits > 1) {

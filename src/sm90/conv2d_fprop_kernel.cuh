@@ -22,6 +22,7 @@
 #include "../ptx/cp_async.cuh"
 #include "../ptx/elect.cuh"
 #include "../ptx/fence.cuh"
+#include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
 #include "../ptx/ldmatrix.cuh"
@@ -629,6 +630,13 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     } else {
         __syncthreads();
     }
+    /* programmatic dependent launch (cfg->pdl: launched with programmatic stream serialization;
+     * without it both are no-ops): the set-up above may overlap the previous kernel of the stream; every
+     * global access comes after the wait, which returns once that kernel has completed and its
+     * writes are visible. The trigger lets the next kernel (if launched the same way) be
+     * scheduled now: its CTAs take SMs as this grid's CTAs exit, run their set-up, and wait. */
+    ptx_griddepcontrol_launch_dependents();
+    ptx_griddepcontrol_wait();
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
