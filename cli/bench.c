@@ -21,6 +21,21 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* --timing back-to-back (or IGEMM_BENCH_BATCH=1 in the environment, for scripts that pass
+ * settings as variables): see bench.h */
+static int g_back_to_back = -1;
+
+void bench_set_back_to_back(int on)
+{
+    g_back_to_back = on ? 1 : 0;
+}
+
+int bench_back_to_back(void)
+{
+    const char *e = getenv("IGEMM_BENCH_BATCH");
+    return g_back_to_back == 1 || (e != NULL && atoi(e) == 1);
+}
+
 int bench_num_sets(size_t set_bytes, size_t l2_bytes, size_t budget_bytes, int max_sets)
 {
     size_t want, fit;
@@ -95,6 +110,10 @@ static int bench_time_once(int nfn, bench_fn *fns, void **ctxs, int nsets, int w
     double *t = NULL;
     int nev = 0, ngates = 0, set = 0, rc = -1;
     int nchunks = (iters + BENCH_CHUNK - 1) / BENCH_CHUNK;
+    /* back to back (--timing back-to-back): each chunk of BENCH_CHUNK calls between one event
+     * pair (per call: the chunk's mean), so no event record separates two calls; the default
+     * times every call between its own pair */
+    const int batch = bench_back_to_back();
     *gate_failed = 0;
 
     ev = (cudaEvent_t *)calloc((size_t)iters * 2 * nfn, sizeof *ev);
@@ -145,9 +164,10 @@ static int bench_time_once(int nfn, bench_fn *fns, void **ctxs, int nsets, int w
                 CLI_CU(cudaLaunchHostFunc(stream, bench_gate_wait, g));
             }
             for (int i = i0; i < i1; i++) {
-                CLI_CU(cudaEventRecord(fev[2 * i], stream));
+                /* batch mode: one event pair around the chunk's back-to-back calls */
+                if (!batch || i == i0) CLI_CU(cudaEventRecord(fev[2 * i], stream));
                 if (fns[f](ctxs[f], set, stream, err, errlen) != 0) goto fail;
-                CLI_CU(cudaEventRecord(fev[2 * i + 1], stream));
+                if (!batch || i == i1 - 1) CLI_CU(cudaEventRecord(fev[2 * i + 1], stream));
                 set = (set + 1) % nsets;
             }
             if (g) atomic_store(&g->open, 1);
@@ -162,7 +182,13 @@ static int bench_time_once(int nfn, bench_fn *fns, void **ctxs, int nsets, int w
         double sum = 0.0, mn = 1e300, mx = 0.0;
         for (int i = 0; i < iters; i++) {
             float ms = 0.0f;
-            CLI_CU(cudaEventElapsedTime(&ms, fev[2 * i], fev[2 * i + 1]));
+            if (batch) { /* every call of a chunk gets the chunk's mean */
+                const int i0 = i - i % BENCH_CHUNK, i1 = i0 + BENCH_CHUNK < iters ? i0 + BENCH_CHUNK : iters;
+                CLI_CU(cudaEventElapsedTime(&ms, fev[2 * i0], fev[2 * (i1 - 1) + 1]));
+                ms /= (float)(i1 - i0);
+            } else {
+                CLI_CU(cudaEventElapsedTime(&ms, fev[2 * i], fev[2 * i + 1]));
+            }
             t[i] = 1000.0 * (double)ms;
             sum += t[i];
             if (t[i] < mn) mn = t[i];

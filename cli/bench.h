@@ -4,6 +4,11 @@
  * Method: `warmup` untimed calls, then `iters` calls each bracketed by its own pair of CUDA
  * events on one stream; the result is the median (also min/mean) of the per-call times. Two
  * functions compared (ours against cuDNN) are timed interleaved, chunk by chunk.
+ * Back to back (bench_set_back_to_back(1), `--timing back-to-back`): one event pair around each
+ * chunk of 16 calls, every call of the chunk counted at the chunk's mean. An event record
+ * between two kernels serialises them fully (the second kernel's launch and set-up cannot
+ * overlap the first one's end, programmatic dependent launch included); back to back, calls
+ * follow each other as the layers of a network do.
  * Successive calls rotate over `nsets` buffer sets (chosen so that their total exceeds twice
  * the L2 size) so no call finds its operands in L2 from the previous one.
  *
@@ -29,6 +34,11 @@ typedef struct bench_result {
 /* One call of the thing being timed, on buffer set `set`, enqueued on `stream`
  * (a cudaStream_t). Returns 0, or non-zero with a message in err. Must not synchronise. */
 typedef int (*bench_fn)(void *ctx, int set, void *stream, char *err, size_t errlen);
+
+/* Timing mode: 1 = back to back (see Method above), 0 = an event pair per call (default).
+ * bench_back_to_back() also returns 1 when IGEMM_BENCH_BATCH=1 is in the environment. */
+void bench_set_back_to_back(int on);
+int bench_back_to_back(void);
 
 /* Median of v[0..n) (sorts v). 0 for n == 0. */
 double bench_median(double *v, int n);

@@ -65,6 +65,9 @@ static void usage(FILE *f)
             "options (run, bench):\n"
             "  --iters N        timed runs, median reported (default 100)\n"
             "  --warmup N       untimed runs first (default 10)\n"
+            "  --timing T       per-call (default): an event pair around each call; back-to-back:\n"
+            "                   an event pair around each 16 calls enqueued back to back (no\n"
+            "                   event between two calls: launch latency overlaps as in a network)\n"
             "options (check):\n"
             "  --epilogue E     none (default), bias, scale-bias, bias-relu, residual-relu,\n"
             "                   bias-gelu, fused (= full: silu(0.75*scale*acc+bias+1.25*res)),\n"
@@ -95,7 +98,8 @@ enum {
     OPT_SEED = 1u << 9,
     OPT_VS = 1u << 10,
     OPT_FUSED = 1u << 11,
-    OPT_CSV = 1u << 12
+    OPT_CSV = 1u << 12,
+    OPT_TIMING = 1u << 13
 };
 
 static const struct {
@@ -107,7 +111,7 @@ static const struct {
     {"--out-dtype", OPT_OUT_DTYPE, 1}, {"--iters", OPT_ITERS, 1}, {"--warmup", OPT_WARMUP, 1},
     {"--path", OPT_PATH, 1},       {"--epilogue", OPT_EPI, 1},  {"--samples", OPT_SAMPLES, 1},
     {"--seed", OPT_SEED, 1},       {"--vs", OPT_VS, 1},         {"--fused", OPT_FUSED, 0},
-    {"--csv", OPT_CSV, 1},
+    {"--csv", OPT_CSV, 1},         {"--timing", OPT_TIMING, 1},
 };
 
 typedef struct cli_opts {
@@ -120,6 +124,7 @@ typedef struct cli_opts {
     igemm_path_t path;
     unsigned epi_mask;
     int vs_cudnn, fused;
+    int back_to_back; /* --timing back-to-back */
     const char *csv;
 } cli_opts_t;
 
@@ -227,6 +232,11 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o)
             break;
         case OPT_FUSED: o->fused = 1; break;
         case OPT_CSV: o->csv = val; break;
+        case OPT_TIMING:
+            if (strcmp(val, "per-call") == 0) o->back_to_back = 0;
+            else if (strcmp(val, "back-to-back") == 0) o->back_to_back = 1;
+            else return usage_error("--timing '%s': expected per-call or back-to-back%s", val, "");
+            break;
         default: break;
         }
     }
@@ -736,8 +746,9 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
     ctx.use_bias = ctx.use_res = 0;
     if (bench_time(ours_fn, &ctx, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0)
         goto fail;
-    printf("  time: %.2f us median (min %.2f, mean %.2f; %d runs, %d buffer sets), %.1f TFLOP/s\n",
-           r.median_us, r.min_us, r.mean_us, r.iters, sets.n, flops / (r.median_us * 1e-6) * 1e-12);
+    printf("  time: %.2f us median (min %.2f, mean %.2f; %d runs%s, %d buffer sets), %.1f TFLOP/s\n",
+           r.median_us, r.min_us, r.mean_us, r.iters, bench_back_to_back() ? " back to back" : "", sets.n,
+           flops / (r.median_us * 1e-6) * 1e-12);
     rc = 0;
 fail:
     if (stream) cudaStreamDestroy(stream);
@@ -1477,15 +1488,16 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         }
         fprintf(csv, "name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,groups,dtype,"
                      "out_dtype,fused,path,ours_us,cudnn_us,speedup,ours_tflops,cudnn_tflops,"
-                     "cudnn_algo,status\n");
+                     "cudnn_algo,status,timing\n");
     }
     {
         char ver[32] = "";
         if (have_dnn) cudnn_dl_version_string(api.GetVersion(), ver, sizeof ver);
-        printf("igemm %s bench on %s; %s in, %s out%s; %d warm-up + median of %d runs, "
+        printf("igemm %s bench on %s; %s in, %s out%s; %d warm-up + median of %d runs %s, "
                "L2 %.0f MiB flushed by buffer rotation%s%s\n",
                igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
                o->fused ? "; fused bias+residual+ReLU" : "", o->warmup, o->iters,
+               bench_back_to_back() ? "(back to back: an event pair per 16 calls)" : "(an event pair per call)",
                bench_l2_bytes() / 1048576.0, have_dnn ? "; vs cuDNN " : "", ver);
     }
     printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", "cudnn_us",
@@ -1659,7 +1671,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                 csv_escape(csv, row.algo);
                 fputc(',', csv);
                 csv_escape(csv, row.status);
-                fputc('\n', csv);
+                fprintf(csv, ",%s\n", bench_back_to_back() ? "back_to_back" : "per_call");
                 fflush(csv);
             }
         }
@@ -1780,13 +1792,13 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH;
+                  OPT_PATH | OPT_TIMING;
     else if (!strcmp(cmd, "check"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_EPI | OPT_PATH |
                   OPT_SAMPLES | OPT_SEED;
     else if (!strcmp(cmd, "bench"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV;
+                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV | OPT_TIMING;
     else if (!strcmp(cmd, "info"))
         allowed = 0;
     else {
@@ -1808,6 +1820,7 @@ int main(int argc, char **argv)
         cli_shape_list_free(&o.shapes);
         return rc < 0 ? EXIT_OK : rc;
     }
+    bench_set_back_to_back(o.back_to_back);
     if (!strcmp(cmd, "info")) {
         rc = cmd_info();
         cli_shape_list_free(&o.shapes);

@@ -490,6 +490,9 @@ TEST(cli_bin_help_and_usage_errors)
     CHECK_EQ_INT(tcli_run("bench --iters", out, sizeof out), 2);
     CHECK(strstr(out, "needs a value") != NULL);
     CHECK_EQ_INT(tcli_run("bench --vs mkl", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("bench --timing sometimes", out, sizeof out), 2);
+    CHECK(strstr(out, "--timing 'sometimes'") != NULL);
+    CHECK_EQ_INT(tcli_run("check --timing per-call", out, sizeof out), 2); /* run/bench-only option */
     CHECK_EQ_INT(tcli_run("bench --fused=yes", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("run stray", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("run --epilogue all", out, sizeof out), 2); /* check-only option */
