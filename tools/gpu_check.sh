@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh — the one device call: build, test, check, sanitize, inspect SASS and
 # benchmark against cuDNN in the same process, writing logs under $OUT (at most 8 files).
-#   usage: tools/gpu_check.sh [stages...]   stages: build tests check sanitize sass bench fused fp16 py pybench
+#   usage: tools/gpu_check.sh [stages...]   stages: build tests check sanitize sass bench fused fp16 b2b py pybench
 #   (default: all; stages run in the order given). A build made elsewhere can be carried in
 #   build/ and the build stage left out. Each stage appends to $OUT/<stage group>.log; a summary is printed last.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 py pybench}
+STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
 # optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
 # sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
 # two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races)
@@ -241,6 +241,14 @@ for n, d in t.items():
     b = min(d, key=d.get)
     print('%-22s' % n + ''.join('%9.2f' % d[c] if c in d else '%9s' % '-' for c in cs) + '   ' + b)
 PY
+}
+stage_b2b() {
+  stamp b2b
+  # the suite timed back to back (an event pair per 16 calls: launch overlap as in a network), plain and fused
+  for f in "" "--fused"; do
+    # (tables in bench.log only: the device returns at most 8 files)
+    timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --timing back-to-back $f >> "$OUT/bench.log" 2>&1; note "bench back-to-back ${f:-plain} rc=$?: $(grep geomean "$OUT/bench.log" | tail -1)"
+  done
 }
 stage_bench() {
   stamp bench
