@@ -708,12 +708,18 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes).
      * Needs a driver that also captures it into graphs (12.3); IGEMM_SM90_PDL=0 turns it off,
      * =1 forces it on any grid. */
+    const char *pdl_why = ", programmatic dependent launch";
     {
         const char *pdl_s = getenv("IGEMM_SM90_PDL");
         const int fpdl = pdl_s ? atoi(pdl_s) : -1;
         int drv = 0;
-        cfg->pdl = fpdl != 0 && (fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7) &&
-                   cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
+        const int drv_ok = cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
+        const int grid_ok = fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7;
+        cfg->pdl = fpdl != 0 && grid_ok && drv_ok;
+        if (!cfg->pdl)
+            pdl_why = fpdl == 0  ? ", no programmatic dependent launch (IGEMM_SM90_PDL=0)"
+                      : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
+                                 : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
     cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
@@ -729,7 +735,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
-             cfg->pdl ? ", programmatic dependent launch" : "", best_t);
+             pdl_why, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
