@@ -276,7 +276,7 @@ static int gather_ok(const igemm_conv_params_t *p)
      * its producer warps' 8-byte cp.async gathers the bottleneck). IGEMM_SM90_GATHER=1 turns it on. */
     const char *g_s = getenv("IGEMM_SM90_GATHER");
     if (!g_s || atoi(g_s) != 1) return 0;
-    return p->c <= 4 && p->s <= FOLD_C / 4 && p->groups == 1 && p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 &&
+    return p->c <= 4 && p->s <= FOLD_C / 4 && p->groups == 1 && p->out_dtype == p->in_dtype && p->k % 8 == 0 &&
            p->n * p->h * p->w * 4 * 2 <= FOLD_MAX_WORKSPACE && p->h * p->w < ((int64_t)1 << 30) &&
            (p->p - 1) * p->stride_h + (p->r - 1) * p->dil_h < ((int64_t)1 << 30) &&
            (p->q - 1) * p->stride_w + (p->s - 1) * p->dil_w < ((int64_t)1 << 30);

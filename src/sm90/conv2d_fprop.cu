@@ -277,10 +277,13 @@ static int sm90_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int
     return es < cap ? es : cap;
 }
 
-/* 1 if y is written by TMA stores: 16-bit y, row pitch k*2 a multiple of 16 B, no split. */
+/* 1 if y is written by TMA stores: y of the input dtype, row pitch k*2 a multiple of 16 B, no split. */
 static int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
 {
-    return p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && split <= 1;
+    /* y of the input's dtype: the TMA-store instances pack y and unpack the residual with the
+     * input dtype as a compile-time constant (with it at run time the fused epilogue converted
+     * every residual pair both ways and selected, docs/perf.md S10-7) */
+    return p->out_dtype == p->in_dtype && p->k % 8 == 0 && split <= 1;
 }
 
 /* 1 for a 1x1, stride-1, unpadded conv: x is the plain matrix A[M, C] (tiled TMA, not im2col). */
@@ -434,7 +437,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int pp_ok = sm90_tma_store_ok(p, 1), fpp = ga ? pp_ok : fpp_s && atoi(fpp_s) == 1 && pp_ok;
     if (ga && !pp_ok)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
-                               "sm90 gathered A needs TMA stores of y (16-bit y, k %% 8 == 0)");
+                               "sm90 gathered A needs TMA stores of y (y of the input's dtype, k %% 8 == 0)");
     /* a TMA-loaded residual goes through the operand ring (mode 2) in cooperative plans and
      * through the epilogue ring (mode 1) in ping-pong ones (S6-1: ping-pong with the operand ring
      * ran 5-14% slower, cooperative with it up to 9% faster); IGEMM_SM90_RES_MODE=1|2 forces one */
@@ -796,7 +799,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const int bn = cfg->bn;
     /* split-K partials are raw sums (the reduce kernel applies the epilogue): plain instance */
     const bool general = sm90_general_epilogue(p) && cfg->split_k <= 1;
-    /* TMA stores of y: 16-bit y, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
+    /* TMA stores of y: y of the input dtype, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
     const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n,

@@ -545,7 +545,7 @@ static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t
  *   compile time); tile rows BM = 64 * WM * NC (WM = 2 only with BN <= 128, the accumulators
  *   are WM * BN / 2 registers); EPI: 0 y = alpha * acc, 1 scale/bias/residual with no activation
  *   or ReLU, 2 the same with any activation (the others out of line: rarely used code kept out
- *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (16-bit, k % 8 == 0) is written by TMA stores from swizzled
+ *   of the instances that run the common epilogues, measured to slow them); TMA_EPI: y (of the input dtype DT, k % 8 == 0) is written by TMA stores from swizzled
  *   staging boxes, else by direct pair stores (f32 y, other k, split-K partials).
  * Warp roles (each producer a whole warp, one elected lane issuing): warp 0 loads A/B (ring of
  * a.stages) and, with a.res_ring == 2, each tile's residual chunks into the same ring after its
@@ -937,7 +937,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox + off);
 #pragma unroll
                             for (int m = 0; m < 4; m++) {
-                                const float2 r2 = sm90_unpack2(a.out_dtype, rr[m]);
+                                const float2 r2 = sm90_unpack2(DT, rr[m]);
                                 const int j = 4 * (m >> 1) + 2 * (m & 1);
                                 v[j] = fmaf(a.beta, r2.x, v[j]);
                                 v[j + 1] = fmaf(a.beta, r2.y, v[j + 1]);
@@ -956,10 +956,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                         for (int e = 0; e < 8; e++) v[e] *= a.alpha;
                     }
-                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2(a.out_dtype, v[0], v[1]),
-                                                            sm90_pack2(a.out_dtype, v[2], v[3]),
-                                                            sm90_pack2(a.out_dtype, v[4], v[5]),
-                                                            sm90_pack2(a.out_dtype, v[6], v[7]));
+                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2(DT, v[0], v[1]),
+                                                            sm90_pack2(DT, v[2], v[3]),
+                                                            sm90_pack2(DT, v[4], v[5]),
+                                                            sm90_pack2(DT, v[6], v[7]));
                 }
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
@@ -1119,7 +1119,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                                 for (int q4 = 0; q4 < 4; q4++) {
                                     const int jj = 2 * jp + (q4 >> 1), h = q4 & 1;
-                                    const float2 r2 = sm90_unpack2(a.out_dtype, rr[q4]);
+                                    const float2 r2 = sm90_unpack2(DT, rr[q4]);
                                     v[4 * jj + 2 * h] = fmaf(a.beta, r2.x, v[4 * jj + 2 * h]);
                                     v[4 * jj + 2 * h + 1] = fmaf(a.beta, r2.y, v[4 * jj + 2 * h + 1]);
                                 }
@@ -1152,10 +1152,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                     for (int jp = 0; jp < 4; jp++)
                         stmatrix_sync_aligned_m8n8_x4_b16(box + (lane_box ^ (jp << 5)),
-                                                          sm90_pack2(a.out_dtype, v[8 * jp], v[8 * jp + 1]),
-                                                          sm90_pack2(a.out_dtype, v[8 * jp + 2], v[8 * jp + 3]),
-                                                          sm90_pack2(a.out_dtype, v[8 * jp + 4], v[8 * jp + 5]),
-                                                          sm90_pack2(a.out_dtype, v[8 * jp + 6], v[8 * jp + 7]));
+                                                          sm90_pack2(DT, v[8 * jp], v[8 * jp + 1]),
+                                                          sm90_pack2(DT, v[8 * jp + 2], v[8 * jp + 3]),
+                                                          sm90_pack2(DT, v[8 * jp + 4], v[8 * jp + 5]),
+                                                          sm90_pack2(DT, v[8 * jp + 6], v[8 * jp + 7]));
                     ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                     ptx_bar_sync(1 + cw, 128);
                     if (tid == 0) {
