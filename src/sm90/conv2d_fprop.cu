@@ -729,13 +729,17 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
-             "%d staging boxes%s%s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
+             "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
              ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best_bn, SM90_BK, best_stages,
              best_nc, best_wm, best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
              best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
+             sm90_tma_store_ok(p, best_split) ? "y by TMA stores"
+             : best_split > 1                 ? "y by direct stores (split-K partials)"
+             : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
+                                              : "y by direct stores (k % 8 != 0)",
              cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
              pdl_why, best_t);
