@@ -739,6 +739,36 @@ static int run_sm90_forced(problem_t *pb, const char *const *env, const char *co
     return ok;
 }
 
+/* Runs pb as run_sm90_forced does twice: under the knobs in env plus knob[0], then env plus
+ * knob[1] (each plan's text checked against want[0] / want[1]); both must match the reference
+ * and each other bit for bit (a difference is recorded as a failure, `what` its message).
+ * Returns 1 if both ran and matched the reference, else 0 (the failure recorded). */
+static int run_sm90_both_ways(problem_t *pb, const char *const *env, const char *const knob[2],
+                              const char *const *const want[2], const char *tag, const char *what)
+{
+    const char *envv[10];
+    int n = 0;
+    for (; env && env[n] && n < 8; n++) envv[n] = env[n];
+    const size_t bytes = (size_t)pb->ye * pb->ysz;
+    void *first = malloc(bytes);
+    if (first == NULL) {
+        test_fail(__FILE__, __LINE__, "[%s] out of host memory", tag);
+        return 0;
+    }
+    int ok = 1;
+    for (int v = 0; v < 2 && ok; v++) {
+        char vtag[64];
+        envv[n] = knob[v];
+        envv[n + 1] = NULL;
+        snprintf(vtag, sizeof vtag, "%s [%s]", tag, knob[v]);
+        ok = run_sm90_forced(pb, envv, want[v], vtag);
+        if (ok && v == 0) memcpy(first, pb->hout, bytes);
+        if (ok && v == 1) CHECK_MSG(memcmp(first, pb->hout, bytes) == 0, "%s: %s", pb->str, what);
+    }
+    free(first);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ sm90 clusters */
 
 /* The same problems with 2x1 clusters (filter multicast) and without: both match the
@@ -776,31 +806,19 @@ TEST(gpu_sm90_cluster_on_off)
                 problem_free(&pb);
                 return;
             }
-            const size_t bytes = (size_t)pb.ye * pb.ysz;
-            void *first = malloc(bytes);
-            REQUIRE(first != NULL);
-            int ran = 0;
-            for (int cl = 1; cl <= 2; cl++) {
-                char wm[48], bn[48], nc[48], split[48];
-                snprintf(wm, sizeof wm, "IGEMM_SM90_FORCE_WM=%s", cases[ci].wm);
-                snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
-                snprintf(nc, sizeof nc, "IGEMM_SM90_FORCE_NC=%s", cases[ci].nc);
-                snprintf(split, sizeof split, "IGEMM_SM90_FORCE_SPLIT=%s", cases[ci].split ? cases[ci].split : "");
-                const char *env[] = {wm, bn, nc, cl == 2 ? "IGEMM_SM90_CLUSTER=2" : "IGEMM_SM90_CLUSTER=1",
-                                     cases[ci].split ? split : NULL, NULL};
-                const char *want[] = {cl == 2 ? "cluster 2x1" : "no cluster",
-                                      cases[ci].nc[0] == '3' ? "tile 192x128" : "2 consumer",
-                                      cases[ci].split ? "x 3 split" : NULL, NULL};
-                char tag[48];
-                snprintf(tag, sizeof tag, "sm90 cluster %d", cl);
-                if (!run_sm90_forced(&pb, env, want, tag)) break;
-                if (cl == 1) memcpy(first, pb.hout, bytes);
-                else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "%s: cluster 2x1 output differs from no cluster",
-                               pb.str);
-                ran++;
-            }
-            both_ran += ran == 2;
-            free(first);
+            char wm[48], bn[48], nc[48], split[48];
+            snprintf(wm, sizeof wm, "IGEMM_SM90_FORCE_WM=%s", cases[ci].wm);
+            snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
+            snprintf(nc, sizeof nc, "IGEMM_SM90_FORCE_NC=%s", cases[ci].nc);
+            snprintf(split, sizeof split, "IGEMM_SM90_FORCE_SPLIT=%s", cases[ci].split ? cases[ci].split : "");
+            const char *env[] = {wm, bn, nc, cases[ci].split ? split : NULL, NULL};
+            const char *const knob[2] = {"IGEMM_SM90_CLUSTER=1", "IGEMM_SM90_CLUSTER=2"};
+            const char *tile = cases[ci].nc[0] == '3' ? "tile 192x128" : "2 consumer";
+            const char *splits = cases[ci].split ? "x 3 split" : NULL;
+            const char *want0[] = {"no cluster", tile, splits, NULL}, *want1[] = {"cluster 2x1", tile, splits, NULL};
+            const char *const *const want[2] = {want0, want1};
+            both_ran += run_sm90_both_ways(&pb, env, knob, want, "sm90 cluster",
+                                           "cluster 2x1 output differs from no cluster");
             problem_free(&pb);
         }
     }
@@ -840,30 +858,18 @@ TEST(gpu_sm90_filter_resident)
                 problem_free(&pb);
                 return;
             }
-            const size_t bytes = (size_t)pb.ye * pb.ysz;
-            void *first = malloc(bytes);
-            REQUIRE(first != NULL);
-            int ran = 0;
-            for (int br = 0; br <= 1; br++) {
-                char bn[48], grid[48];
-                snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
-                snprintf(grid, sizeof grid, "IGEMM_SM90_GRID=%s", cases[ci].grid);
-                /* the odd cases take the residual through the operand ring (ping-pong's default: 1) */
-                const char *env[] = {"IGEMM_SM90_FORCE_WM=2", bn, "IGEMM_SM90_PINGPONG=1", grid,
-                                     br ? "IGEMM_SM90_BREUSE=1" : "IGEMM_SM90_BREUSE=0",
-                                     ci % 2 == 1 ? "IGEMM_SM90_RES_MODE=2" : NULL, NULL};
-                const char *want[] = {"ping-pong", br == 1 && cases[ci].fits ? "filter resident" : "!filter resident",
-                                      NULL};
-                char tag[48];
-                snprintf(tag, sizeof tag, "sm90 filter resident %d", br);
-                if (!run_sm90_forced(&pb, env, want, tag)) break;
-                if (br == 0) memcpy(first, pb.hout, bytes);
-                else CHECK_MSG(memcmp(first, pb.hout, bytes) == 0,
-                               "%s: filter-resident output differs from the ring plan's", pb.str);
-                ran++;
-            }
-            both_ran += ran == 2;
-            free(first);
+            char bn[48], grid[48];
+            snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
+            snprintf(grid, sizeof grid, "IGEMM_SM90_GRID=%s", cases[ci].grid);
+            /* the odd cases take the residual through the operand ring (ping-pong's default: 1) */
+            const char *env[] = {"IGEMM_SM90_FORCE_WM=2", bn, "IGEMM_SM90_PINGPONG=1", grid,
+                                 ci % 2 == 1 ? "IGEMM_SM90_RES_MODE=2" : NULL, NULL};
+            const char *const knob[2] = {"IGEMM_SM90_BREUSE=0", "IGEMM_SM90_BREUSE=1"};
+            const char *want0[] = {"ping-pong", "!filter resident", NULL};
+            const char *want1[] = {"ping-pong", cases[ci].fits ? "filter resident" : "!filter resident", NULL};
+            const char *const *const want[2] = {want0, want1};
+            both_ran += run_sm90_both_ways(&pb, env, knob, want, "sm90 filter resident",
+                                           "filter-resident output differs from the ring plan's");
             problem_free(&pb);
         }
     }
