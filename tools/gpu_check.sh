@@ -232,6 +232,26 @@ stage_l4ab() {
   done
   note "l4ab: $(grep -c '=== r50_l4' "$OUT/bench.log") runs"
 }
+stage_stagesweep() {
+  stamp stagesweep
+  # how the time scales with the operand ring's depth (IGEMM_SM90_STAGES caps it): latency-bound tiles scale with the bytes in flight
+  for s in "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" "r50_l4_1x1_2048_512,32,7,7,2048,512,1,1,1,1,0,0,1,1" "r50_l3_1x1_512_256,32,14,14,512,256,1,1,1,1,0,0,1,1" "vgg_3x3_512,16,28,28,512,512,3,3,1,1,1,1,1,1" "sd_vae_3x3_256,1,256,256,256,256,3,3,1,1,1,1,1,1"; do
+    for st in 3 4 5 6 7 8; do
+      t=$(IGEMM_SM90_STAGES=$st timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 2>&1 | grep -E "time:|stages" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*/tile \1 stages \2/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
+      echo "stagesweep ${s%%,*} cap $st: $t" | tee -a "$SUMMARY" >> "$OUT/diag.log"
+    done
+  done
+}
+stage_l4tiles() {
+  stamp l4tiles
+  # other tiles for the 104-CTA r50_l4 layers, per call, ours only: one consumer per 128x64 tile (ping-pong instance), by ring depth
+  for s in "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" "r50_l4_1x1_2048_512,32,7,7,2048,512,1,1,1,1,0,0,1,1"; do
+    for cfg in "IGEMM_SM90_CLUSTER_N=1" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_BREUSE=0" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_SPLIT=2"; do
+      t=$(env $cfg timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 2>&1 | grep -E "time:|plan:" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*(grid [0-9]+).*/tile \1 stages \2 \3/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
+      echo "l4tiles ${s%%,*} [$cfg]: $t" | tee -a "$SUMMARY" >> "$OUT/diag.log"
+    done
+  done
+}
 stage_cldiag() {
   stamp cldiag
   # where a 2x1-cluster kernel waits, against the same problem without clusters (ncu stall samples)

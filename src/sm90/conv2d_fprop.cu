@@ -407,6 +407,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
  *   IGEMM_SM90_CLUSTER_N=1|2|4 clusters along N off / forced where they apply;
+ *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
@@ -723,6 +724,11 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 best_stages = s_br;
             }
         }
+    }
+    { /* IGEMM_SM90_STAGES=n caps the ring depth (tuning: how the time scales with the stages in flight) */
+        const char *fst_s = getenv("IGEMM_SM90_STAGES");
+        const int fst = fst_s ? atoi(fst_s) : 0;
+        if (fst >= 2 && fst < best_stages) best_stages = fst;
     }
     cfg->bm = bm;
     cfg->bn = best_bn;

@@ -26,6 +26,7 @@
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
 #include "../ptx/ldmatrix.cuh"
+#include "../ptx/max.cuh"
 #include "../ptx/setmaxnreg.cuh"
 #include "../ptx/stmatrix.cuh"
 #include "../ptx/tma.cuh"
@@ -229,6 +230,18 @@ static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, f
     }
     const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
     return *(const uint32_t *)&h;
+}
+
+/* The TMA-store epilogue's pack: (v0, v1) rounded to DT (F16 or BF16) and, with relu, ReLU
+ * applied to the packed pair (one max.{b}f16x2 per pair instead of one fmaxf per value: the
+ * fused epilogue of a cooperative tile runs while the tensor cores idle, so its instructions
+ * are time, docs/perf.md S10-7; the result is the same as packing fmaxf(v, 0), max.cuh). */
+template <int DT>
+static __device__ __forceinline__ uint32_t sm90_pack2_relu(float v0, float v1, bool relu)
+{
+    const uint32_t p = sm90_pack2(DT, v0, v1);
+    if (!relu) return p;
+    return DT == IGEMM_DTYPE_F16 ? ptx_max_f16x2(p, 0u) : ptx_max_bf16x2(p, 0u);
 }
 
 /* Unpacks a 16-bit pair of dtype out_dtype (F16 or BF16) into two floats. */
@@ -970,23 +983,20 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                 v[j + 1] = fmaf(a.beta, r2.y, v[j + 1]);
                             }
                         }
-                        if (a.act != IGEMM_ACT_NONE) {
-                            if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
+                        /* ReLU: on the packed pairs below */
+                        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
 #pragma unroll
-                                for (int e = 0; e < 8; e++) v[e] = fmaxf(v[e], 0.0f);
-                            } else {
-#pragma unroll
-                                for (int e = 0; e < 8; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
-                            }
+                            for (int e = 0; e < 8; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
                         }
                     } else {
 #pragma unroll
                         for (int e = 0; e < 8; e++) v[e] *= a.alpha;
                     }
-                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2(DT, v[0], v[1]),
-                                                            sm90_pack2(DT, v[2], v[3]),
-                                                            sm90_pack2(DT, v[4], v[5]),
-                                                            sm90_pack2(DT, v[6], v[7]));
+                    const bool relu = GENERAL && a.act == IGEMM_ACT_RELU;
+                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2_relu<DT>(v[0], v[1], relu),
+                                                            sm90_pack2_relu<DT>(v[2], v[3], relu),
+                                                            sm90_pack2_relu<DT>(v[4], v[5], relu),
+                                                            sm90_pack2_relu<DT>(v[6], v[7], relu));
                 }
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
@@ -1163,11 +1173,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             }
                         }
                     }
-                    /* pass 2: activation (ReLU inline, the others out of line) */
+                    /* pass 2: activation (ReLU inline, on the packed pairs in pass 3 where y
+                     * goes by TMA stores; the others out of line) */
                     if (GENERAL && a.act != IGEMM_ACT_NONE) {
                         if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
+                            if (!TMA_EPI) {
 #pragma unroll
-                            for (int e = 0; e < 32; e++) v[e] = fmaxf(v[e], 0.0f);
+                                for (int e = 0; e < 32; e++) v[e] = fmaxf(v[e], 0.0f);
+                            }
                         } else {
 #pragma unroll
                             for (int e = 0; e < 32; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
@@ -1176,13 +1189,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 }
                 /* pass 3: store */
                 if (TMA_EPI) {
+                    const bool relu = GENERAL && !partial && a.act == IGEMM_ACT_RELU;
 #pragma unroll
                     for (int jp = 0; jp < 4; jp++)
                         stmatrix_sync_aligned_m8n8_x4_b16(box + (lane_box ^ (jp << 5)),
-                                                          sm90_pack2(DT, v[8 * jp], v[8 * jp + 1]),
-                                                          sm90_pack2(DT, v[8 * jp + 2], v[8 * jp + 3]),
-                                                          sm90_pack2(DT, v[8 * jp + 4], v[8 * jp + 5]),
-                                                          sm90_pack2(DT, v[8 * jp + 6], v[8 * jp + 7]));
+                                                          sm90_pack2_relu<DT>(v[8 * jp], v[8 * jp + 1], relu),
+                                                          sm90_pack2_relu<DT>(v[8 * jp + 2], v[8 * jp + 3], relu),
+                                                          sm90_pack2_relu<DT>(v[8 * jp + 4], v[8 * jp + 5], relu),
+                                                          sm90_pack2_relu<DT>(v[8 * jp + 6], v[8 * jp + 7], relu));
                     ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                     ptx_bar_sync(1 + cw, 128);
                     if (tid == 0) {
