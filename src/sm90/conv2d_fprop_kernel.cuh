@@ -349,6 +349,50 @@ static __device__ __forceinline__ int sm90_res_chunks(const igemm_sm90_args_t &a
     return c < BN / SM90_EPI_COLS ? (int)c : BN / SM90_EPI_COLS;
 }
 
+/* Per-column factors of one 64-column epilogue chunk for this lane: as = alpha*scale, bi = bias
+ * at columns nc + 8jj, nc + 8jj + 1 (nc: the chunk's first column + 2*(lane%4)); float2 loads
+ * where the chunk ends inside N (chunk_end <= N) and the vectors are 8-byte aligned, clamped
+ * scalar loads otherwise (a chunk past N loads column N - 1: harmless, unused). */
+static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_t &a, int64_t nc, int64_t chunk_end,
+                                                          float2 (&as)[8], float2 (&bi)[8])
+{
+    const bool whole = a.sb_vec2 && chunk_end <= a.gemm_n;
+#pragma unroll
+    for (int jj = 0; jj < 8; jj++) {
+        as[jj] = make_float2(a.alpha, a.alpha);
+        bi[jj] = make_float2(0.0f, 0.0f);
+    }
+    if (a.has_scale) {
+        if (whole) {
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                const float2 sc = __ldg((const float2 *)(a.scale + nc + 8 * jj));
+                as[jj] = make_float2(a.alpha * sc.x, a.alpha * sc.y);
+            }
+        } else {
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                const int64_t n = nc + 8 * jj;
+                as[jj] = make_float2(a.alpha * __ldg(a.scale + (n < a.gemm_n ? n : a.gemm_n - 1)),
+                                     a.alpha * __ldg(a.scale + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
+            }
+        }
+    }
+    if (a.has_bias) {
+        if (whole) {
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) bi[jj] = __ldg((const float2 *)(a.bias + nc + 8 * jj));
+        } else {
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                const int64_t n = nc + 8 * jj;
+                bi[jj] = make_float2(__ldg(a.bias + (n < a.gemm_n ? n : a.gemm_n - 1)),
+                                     __ldg(a.bias + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
+            }
+        }
+    }
+}
+
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
  * stage): this CTA's at empty_bar, the others' at peer.e[0..2] (their shared::cluster
@@ -847,6 +891,13 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
         }
 
+        /* the first epilogue chunk's scale/bias factors, loaded now so that their latency (an
+         * L2 round trip under the mainloop's load) hides behind the mainloop; each chunk then
+         * loads the next chunk's once it has used its own (docs/perf.md S11-4) */
+        float2 as[8], bi[8];
+        if (TP == 0 && GENERAL && !partial)
+            sm90_chunk_factors(a, (int64_t)n0 + 2 * (lane & 3), (int64_t)n0 + SM90_EPI_COLS, as, bi);
+
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
         for (int it = 0; it < nk; it++) {
@@ -1027,47 +1078,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         for (int ch = 0; ch < NCH; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
             const int64_t nc = (int64_t)n0 + ch * SM90_EPI_COLS + 2 * (lane & 3); /* column of jj = 0 */
-            /* per-column factors of this chunk: as = alpha*scale, bi = bias (8 pairs), with
-             * uniform branches: float2 loads from a per-tile pointer when the chunk is whole and
-             * the vectors 8-byte aligned, clamped scalar loads otherwise */
-            float2 as[8], bi[8];
-            if (GENERAL && !partial) {
-                const bool whole = a.sb_vec2 && (int64_t)n0 + (ch + 1) * SM90_EPI_COLS <= a.gemm_n;
-#pragma unroll
-                for (int jj = 0; jj < 8; jj++) {
-                    as[jj] = make_float2(a.alpha, a.alpha);
-                    bi[jj] = make_float2(0.0f, 0.0f);
-                }
-                if (a.has_scale) {
-                    if (whole) {
-#pragma unroll
-                        for (int jj = 0; jj < 8; jj++) {
-                            const float2 sc = __ldg((const float2 *)(a.scale + nc + 8 * jj));
-                            as[jj] = make_float2(a.alpha * sc.x, a.alpha * sc.y);
-                        }
-                    } else {
-#pragma unroll
-                        for (int jj = 0; jj < 8; jj++) {
-                            const int64_t n = nc + 8 * jj;
-                            as[jj] = make_float2(a.alpha * __ldg(a.scale + (n < a.gemm_n ? n : a.gemm_n - 1)),
-                                                 a.alpha * __ldg(a.scale + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
-                        }
-                    }
-                }
-                if (a.has_bias) {
-                    if (whole) {
-#pragma unroll
-                        for (int jj = 0; jj < 8; jj++) bi[jj] = __ldg((const float2 *)(a.bias + nc + 8 * jj));
-                    } else {
-#pragma unroll
-                        for (int jj = 0; jj < 8; jj++) {
-                            const int64_t n = nc + 8 * jj;
-                            bi[jj] = make_float2(__ldg(a.bias + (n < a.gemm_n ? n : a.gemm_n - 1)),
-                                                 __ldg(a.bias + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
-                        }
-                    }
-                }
-            }
+            /* as/bi hold this chunk's per-column factors (as = alpha*scale, bi = bias, 8 pairs):
+             * loaded before the mainloop (chunk 0) or after the previous chunk's linear pass */
             /* operand-ring residual: this chunk's stage (BM rows x 64 columns, 64-row boxes),
              * read into registers (16 per 64-row block) and released as soon as read, so the
              * producer refills it while the chunk is computed (held through the chunk, it
@@ -1126,6 +1138,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             for (int e = 0; e < 4; e++) v[4 * jj + e] *= a.alpha;
                         }
                     }
+                    /* the next chunk's factors (as/bi are dead for this chunk once its last
+                     * block's linear pass is done): their loads overlap this chunk's residual,
+                     * activation and store */
+                    if (GENERAL && i == WM - 1 && ch + 1 < NCH)
+                        sm90_chunk_factors(a, nc + SM90_EPI_COLS, (int64_t)n0 + (ch + 2) * SM90_EPI_COLS, as, bi);
                     /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                     if (GENERAL && a.has_residual) {
                         if (TMA_EPI) { /* TMA epilogue: the residual is in the epilogue-ring slot
