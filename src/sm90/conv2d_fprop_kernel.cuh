@@ -897,6 +897,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         float2 as[8], bi[8];
         if (TP == 0 && GENERAL && !partial)
             sm90_chunk_factors(a, (int64_t)n0 + 2 * (lane & 3), (int64_t)n0 + SM90_EPI_COLS, as, bi);
+        /* pixels as N: this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
+        float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
+        if (TP > 0 && GENERAL) {
+            const int64_t c0 = (int64_t)n0 + 64 * (PP ? 0 : cw) + warp * 16 + (lane >> 2), c1 = c0 + 8;
+            const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
+            if (a.has_scale) pas0 = a.alpha * __ldg(a.scale + k0), pas1 = a.alpha * __ldg(a.scale + k1);
+            if (a.has_bias) pbi0 = __ldg(a.bias + k0), pbi1 = __ldg(a.bias + k1);
+        }
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
@@ -988,13 +996,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_wait_parity(full_bar + 8u * (uint32_t)((rstage + r) % S),
                                          rphase ^ (uint32_t)(((rstage + r) / S) & 1));
             if (cbase < a.gemm_n) {
-                const int64_t c0 = cbase + warp * 16 + (lane >> 2), c1 = c0 + 8; /* h = 0, 1 */
-                float as0 = a.alpha, as1 = a.alpha, bi0 = 0.0f, bi1 = 0.0f;
-                if (GENERAL) {
-                    const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
-                    if (a.has_scale) as0 = a.alpha * __ldg(a.scale + k0), as1 = a.alpha * __ldg(a.scale + k1);
-                    if (a.has_bias) bi0 = __ldg(a.bias + k0), bi1 = __ldg(a.bias + k1);
-                }
+                /* channels cbase + warp*16 + lane/4 (h = 0) and + 8 (h = 1): their factors were
+                 * loaded before the mainloop */
+                const float as0 = pas0, as1 = pas1, bi0 = pbi0, bi1 = pbi1;
                 if (box_res) { /* the residual landed in the box (after its last store had read it) */
                     ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
                 } else {
