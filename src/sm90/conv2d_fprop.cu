@@ -77,7 +77,8 @@
  *   consumer warps of all CN CTAs (a local arrival plus CN - 1 remote ones). The planner takes
  *   CN = 2, launched with PDL, where the tiles make between 1/2 and 7/8 of a wave (S11-1: the
  *   104-CTA r50_l4 plans, 8-13% faster back to back; the multicast alone changed nothing
- *   there, so those layers are not bound by L2 reads).
+ *   there, so those layers are not bound by L2 reads), and on plans of more than one wave
+ *   with at most 4 N-tiles and 8+ k-blocks (S11-5: 2-5% on three such layers).
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
@@ -665,22 +666,24 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     /* clusters along N (CN = 2 or 4 CTAs on neighbouring N-tiles of one M-tile, each loading
      * 1/CN of the A tile and multicasting it): cooperative tiles whose N-tiles are all whole
      * and come in groups of CN (so every CTA of a cluster runs the same ring sequence, residual
-     * stages included). The planner takes CN = 2 where the tiles make between 1/2 and 7/8 of
-     * a wave (the 104-CTA r50_l4 plans; smaller grids not measured), and launches those with PDL: measured back to back (H200,
-     * docs/perf.md S11-1) the cluster alone changed nothing, the cluster with PDL took 8-13% off
-     * (PDL without the cluster was 7% slower there, S10-2). IGEMM_SM90_CLUSTER_N=1 turns it
+     * stages included). The planner takes CN = 2 (a) where the tiles make between 1/2 and 7/8
+     * of a wave (the 104-CTA r50_l4 plans; smaller grids not measured), launched with PDL:
+     * measured back to back (H200, docs/perf.md S11-1) the cluster alone changed nothing, the
+     * cluster with PDL took 8-13% off (PDL without the cluster was 7% slower there, S10-2); and
+     * (b) on plans of several waves with at most 4 N-tiles and 8+ k-blocks (S11-5). IGEMM_SM90_CLUSTER_N=1 turns it
      * off, =2|4 forces it wherever it applies. */
     const int64_t tiles_n_all = (N + best_bn - 1) / best_bn;
     int cn = 1;
     {
         const char *fcn_s = getenv("IGEMM_SM90_CLUSTER_N");
         const int fcn = fcn_s ? atoi(fcn_s) : 0;
-        const int want = fcn == 2 || fcn == 4 ? fcn
-                         : fcn == 1           ? 1
-                         : tiles_m * tiles_n_all * best_split * 8 < (int64_t)sms * 7 &&
-                                   tiles_m * tiles_n_all * best_split * 2 >= (int64_t)sms
-                             ? 2
-                             : 1;
+        const int64_t units1 = tiles_m * tiles_n_all * best_split; /* units without clusters */
+        const int partial_wave = units1 * 8 < (int64_t)sms * 7 && units1 * 2 >= (int64_t)sms;
+        /* several waves of tiles whose A tile is shared by at most 4 N-tiles, with mainloops of
+         * 8+ k-blocks (S11-5: r50_l3_1x1_512_256 0.95x, sd_vae_3x3_512 and vgg_3x3_512 0.98x;
+         * one k-block per tile, r50_l1_1x1_64_256, was 2% slower; 8 N-tiles even) */
+        const int shared_a = best_split == 1 && units1 > sms && tiles_n_all <= 4 && k_iters >= 8;
+        const int want = fcn == 2 || fcn == 4 ? fcn : fcn == 1 ? 1 : partial_wave || shared_a ? 2 : 1;
         if (want > 1 && cm == 1 && !best_pp && !best_tp && !ga && N % ((int64_t)best_bn * want) == 0 &&
             bm % (8 * want) == 0)
             cn = want;
