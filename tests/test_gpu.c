@@ -464,7 +464,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
         if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 9) % 2 ? "2" : "1", 1);
         /* and a quarter with clusters along N instead (where the N-tiles come in whole groups) */
-        if (path == IGEMM_PATH_SM90 && (i / 9) % 4 == 2) setenv("IGEMM_SM90_CLUSTER_N", (i / 36) % 2 ? "4" : "2", 1);
+        if (path == IGEMM_PATH_SM90 && (i / 9) % 4 == 2) setenv("IGEMM_SM90_CLUSTER_N", "2", 1);
         /* and half of them with the residual through the epilogue ring instead of the operand
          * ring, half of those with its smallest ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 0) setenv("IGEMM_SM90_RES_MODE", "1", 1);
@@ -828,8 +828,8 @@ TEST(gpu_sm90_cluster_on_off)
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
-/* Clusters along N (IGEMM_SM90_CLUSTER_N=2|4: neighbouring N-tiles of one M-tile, each CTA
- * loading 1/CN of the A tile and multicasting it) against no cluster: both match the reference
+/* Clusters along N (IGEMM_SM90_CLUSTER_N=2: neighbouring N-tiles of one M-tile, each CTA
+ * loading half of the A tile and multicasting it) against no cluster: both match the reference
  * and each other bit for bit. Every cooperative tile shape (128 x 64/128/256, 256 x 64/128,
  * 192 x 128), im2col and tiled A, stride 2, M tails (zero-filled A rows past M in one CTA's
  * part), split-K, f32 y, both residual paths, every epilogue kind, and small grids (each
@@ -844,18 +844,19 @@ TEST(gpu_sm90_cluster_n_on_off)
         const char *wm, *bn, *nc, *cn, *extra, *extra2;
     } cases[] = {
         {shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2", NULL, NULL},  /* r50_l4-like, M 98 */
-        {shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "4", NULL, NULL},
-        {shape(3, 14, 14, 256, 256, 3, 3, 2, 1, 1, 1, F16, F16), "1", "64", "2", "4",
+        {shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2",
+         "IGEMM_SM90_GRID=4", NULL},                                                            /* 8 tiles per cluster */
+        {shape(3, 14, 14, 256, 256, 3, 3, 2, 1, 1, 1, F16, F16), "1", "64", "2", "2",
          "IGEMM_SM90_GRID=8", NULL},                                                            /* stride 2, 2 clusters */
         {shape(2, 13, 13, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF), "1", "128", "2", "2",
          "IGEMM_SM90_GRID=6", "IGEMM_SM90_RES_MODE=1"},                                         /* tiled A, M 338 */
         {shape(1, 19, 20, 64, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "256", "2", "2", NULL, NULL}, /* 128x256, M 380 */
         {shape(2, 23, 29, 128, 256, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", "2", "2",
          "IGEMM_SM90_GRID=4", NULL},                                                            /* 256x128, M 1334 */
-        {shape(2, 23, 29, 64, 256, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", "2", "4", NULL, NULL}, /* 256x64 */
+        {shape(2, 23, 29, 64, 256, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", "2", "2", NULL, NULL}, /* 256x64 */
         {shape(2, 19, 20, 64, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2", NULL, NULL}, /* 192x128 */
-        {shape(2, 19, 20, 64, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "4",
-         "IGEMM_SM90_GRID=8", NULL},                                                            /* 192x128, quarters of 48 rows */
+        {shape(2, 19, 20, 64, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2",
+         "IGEMM_SM90_GRID=8", NULL},                                                            /* 192x128, halves of 96 rows */
         {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2",
          "IGEMM_SM90_FORCE_SPLIT=3", NULL},                                                     /* split-K 3 */
         {shape(3, 9, 9, 128, 256, 3, 3, 1, 1, 1, 1, BF, F32), "1", "128", "2", "2", NULL, NULL}, /* f32 y: direct stores */

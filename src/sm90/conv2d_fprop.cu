@@ -68,17 +68,14 @@
  *   launches: a launch without clusters is a cluster of one (rank 0, cluster id = CTA id).
  *   Measured (docs/perf.md S4-1): no layer of the suite is faster with clusters, so the
  *   planner does not pick them.
- *   Along N (cluster_n = 2 or 4; IGEMM_SM90_CLUSTER_N or the planner's pick): the CTAs of a
+ *   Along N (cluster_n = 2; only when forced, IGEMM_SM90_CLUSTER_N=2): the two CTAs of a
  *   cluster take neighbouring N-tiles of one M-tile (the N-tiles must be whole and come in
- *   whole groups, so every CTA runs the same ring sequence). CTA rank r TMA-loads A rows
- *   [r*BM/CN, (r+1)*BM/CN) of every k-block (a map whose box is BM/CN rows: im2col
- *   pixels-per-column, or the tiled box) and multicasts them (mask (1 << CN) - 1) into the
- *   same offset of every CTA's stage; its filter tile it loads alone. Empty barriers count the
- *   consumer warps of all CN CTAs (a local arrival plus CN - 1 remote ones). The planner takes
- *   CN = 2, launched with PDL, where the tiles make between 1/2 and 7/8 of a wave (S11-1: the
- *   104-CTA r50_l4 plans, 8-13% faster back to back; the multicast alone changed nothing
- *   there, so those layers are not bound by L2 reads), and on plans of more than one wave
- *   with at most 4 N-tiles and 8+ k-blocks (S11-5: 2-5% on three such layers).
+ *   pairs, so both CTAs run the same ring sequence). CTA rank r TMA-loads A rows
+ *   [r*BM/2, (r+1)*BM/2) of every k-block (a map whose box is BM/2 rows: im2col
+ *   pixels-per-column, or the tiled box) and multicasts them (mask 0b11) into the same offset
+ *   of both CTAs' stage; its filter tile it loads alone. Empty barriers count the consumer
+ *   warps of both CTAs, as with clusters along M. Only when forced: measured against the
+ *   build before them (docs/perf.md S11-6), no layer was robustly faster.
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
@@ -407,7 +404,7 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   IGEMM_SM90_FORCE_BN=64|128|256, IGEMM_SM90_FORCE_WM=1|2, IGEMM_SM90_FORCE_NC=2|3 restrict
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
- *   IGEMM_SM90_CLUSTER_N=1|2|4 clusters along N off / forced where they apply;
+ *   IGEMM_SM90_CLUSTER_N=2 forces clusters along N where they apply;
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
@@ -663,27 +660,18 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     int cm = 1;
     if (fcl) cm = fcl;
     if (tiles_m < 2 || best_pp || best_tp) cm = 1;
-    /* clusters along N (CN = 2 or 4 CTAs on neighbouring N-tiles of one M-tile, each loading
-     * 1/CN of the A tile and multicasting it): cooperative tiles whose N-tiles are all whole
-     * and come in groups of CN (so every CTA of a cluster runs the same ring sequence, residual
-     * stages included). The planner takes CN = 2 (a) where the tiles make between 1/2 and 7/8
-     * of a wave (the 104-CTA r50_l4 plans; smaller grids not measured), launched with PDL:
-     * measured back to back (H200, docs/perf.md S11-1) the cluster alone changed nothing, the
-     * cluster with PDL took 8-13% off (PDL without the cluster was 7% slower there, S10-2); and
-     * (b) on plans of several waves with at most 4 N-tiles and 8+ k-blocks (S11-5). IGEMM_SM90_CLUSTER_N=1 turns it
-     * off, =2|4 forces it wherever it applies. */
+    /* clusters along N (CN = 2 CTAs on neighbouring N-tiles of one M-tile, each loading half
+     * of the A tile and multicasting it): cooperative tiles whose N-tiles are all whole and come
+     * in pairs (so both CTAs of a cluster run the same ring sequence, residual stages
+     * included). Only when forced (IGEMM_SM90_CLUSTER_N=2): against the build before them no
+     * layer of the suite got robustly faster (docs/perf.md S11-6; the gains first measured,
+     * S11-1 and S11-5, were against the same build's non-cluster path, which the clusters-of-4
+     * support had made slower). */
     const int64_t tiles_n_all = (N + best_bn - 1) / best_bn;
     int cn = 1;
     {
         const char *fcn_s = getenv("IGEMM_SM90_CLUSTER_N");
-        const int fcn = fcn_s ? atoi(fcn_s) : 0;
-        const int64_t units1 = tiles_m * tiles_n_all * best_split; /* units without clusters */
-        const int partial_wave = units1 * 8 < (int64_t)sms * 7 && units1 * 2 >= (int64_t)sms;
-        /* several waves of tiles whose A tile is shared by at most 4 N-tiles, with mainloops of
-         * 8+ k-blocks (S11-5: r50_l3_1x1_512_256 0.95x, sd_vae_3x3_512 and vgg_3x3_512 0.98x;
-         * one k-block per tile, r50_l1_1x1_64_256, was 2% slower; 8 N-tiles even) */
-        const int shared_a = best_split == 1 && units1 > sms && tiles_n_all <= 4 && k_iters >= 8;
-        const int want = fcn == 2 || fcn == 4 ? fcn : fcn == 1 ? 1 : partial_wave || shared_a ? 2 : 1;
+        const int want = fcn_s && atoi(fcn_s) == 2 ? 2 : 1;
         if (want > 1 && cm == 1 && !best_pp && !best_tp && !ga && N % ((int64_t)best_bn * want) == 0 &&
             bm % (8 * want) == 0)
             cn = want;
@@ -752,8 +740,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
      * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
      * least 7/8 of the SMs: on the 104-CTA grids (r50_l4, 128x64) it was 7% slower (the next
-     * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes),
-     * except where those grids run in clusters along N (8-13% faster with PDL, S11-1).
+     * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes).
      * Needs a driver that also captures it into graphs (12.3); IGEMM_SM90_PDL=0 turns it off,
      * =1 forces it on any grid. */
     const char *pdl_why = ", programmatic dependent launch";
@@ -762,7 +749,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int fpdl = pdl_s ? atoi(pdl_s) : -1;
         int drv = 0;
         const int drv_ok = cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
-        const int grid_ok = fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7 || cn > 1;
+        const int grid_ok = fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7;
         cfg->pdl = fpdl != 0 && grid_ok && drv_ok;
         if (!cfg->pdl)
             pdl_why = fpdl == 0  ? ", no programmatic dependent launch (IGEMM_SM90_PDL=0)"
@@ -787,7 +774,6 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                                               : "y by direct stores (k % 8 != 0)",
              cm > 1   ? "cluster 2x1 (filter multicast)"
              : cn == 2 ? "cluster 1x2 (activation multicast)"
-             : cn == 4 ? "cluster 1x4 (activation multicast)"
                        : "no cluster",
              cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,

@@ -103,10 +103,9 @@ typedef struct igemm_sm90_args {
     const uint16_t *gx; /* [n][gh][gw][4] */
     int32_t gh, gw;     /* input height and width */
     int32_t gr, gs, gf; /* the original filter's R and S; filter rows per k-block */
-    /* clusters along N (cluster_n = 2 or 4 CTAs; then cluster_m = 1): a cluster runs N-tiles
-     * cluster_n*tn + rank of one M-tile, each CTA TMA-loads rows [rank*BM/cluster_n, +BM/cluster_n)
-     * of the A tile and multicasts them to the cluster; tiles_n counts N-tile columns of clusters.
-     * 1 otherwise. */
+    /* clusters along N (cluster_n = 2 CTAs; then cluster_m = 1): a cluster runs N-tiles
+     * 2*tn + rank of one M-tile, each CTA TMA-loads rows [rank*BM/2, +BM/2) of the A tile and
+     * multicasts them to both; tiles_n counts N-tile columns of clusters. 1 otherwise. */
     int32_t cluster_n;
 } igemm_sm90_args_t;
 
@@ -395,20 +394,16 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
 
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
- * stage): this CTA's at empty_bar, the others' at peer.e[0..2] (their shared::cluster
- * addresses; 0 where the cluster has fewer CTAs). Predicated, not branched: a branch here put a
- * BSSY/BSYNC reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. */
-typedef struct sm90_peers {
-    uint32_t e[3]; /* the empty barriers of cluster ranks rank^1, rank^2, rank^3 (or 0) */
-} sm90_peers_t;
-
-static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, const sm90_peers_t &peer, int stage,
+ * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
+ * 0 without a cluster). Predicated, not branched: a branch here put a BSSY/BSYNC
+ * reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. (Clusters of 4, with
+ * three remote arrivals here, cost the mainloops of every instance up to 13% with clusters
+ * off, docs/perf.md S11-6: clusters are of 2.) */
+static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage,
                                                           bool leader)
 {
     ptx_mbarrier_arrive_pred(empty_bar + 8u * (uint32_t)stage, leader);
-    ptx_mbarrier_arrive_shared_cluster_pred(peer.e[0] + 8u * (uint32_t)stage, leader && peer.e[0] != 0u);
-    ptx_mbarrier_arrive_shared_cluster_pred(peer.e[1] + 8u * (uint32_t)stage, leader && peer.e[1] != 0u);
-    ptx_mbarrier_arrive_shared_cluster_pred(peer.e[2] + 8u * (uint32_t)stage, leader && peer.e[2] != 0u);
+    ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
 /* 0 (zero must be a run-time 0), computed from v: a release predicated on it is issued only once
@@ -642,6 +637,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
+    /* clusters along N (a.cluster_n = 2) exist in the cooperative instances only (the planner
+     * never gives them to the others); compiled out of the rest, whose producer loops stay as
+     * they were */
+    constexpr bool CLN = !PP && TP == 0 && !GA && !BRES;
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
@@ -663,14 +662,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t order_bar = rempty_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* ping-pong: [consumer] */
 
     /* clusters of CM CTAs, CM = a.cluster_m along M (2: the filter tile multicast) or
-     * a.cluster_n along N (2 or 4: the A tile multicast); a launch without clusters: CM = 1,
-     * rank 0, cluster id = block id. The cluster walks units c, c + clusters, ... */
+     * a.cluster_n along N (2: the A tile multicast); a launch without clusters: CM = 1, rank 0,
+     * cluster id = block id. The cluster walks units c, c + clusters, ... */
     const int CM = a.cluster_m * a.cluster_n;
-    /* with a 1-D grid and clusters of CM (1, 2 or 4) along x, CTAs CM*c .. CM*c + CM - 1 form
-     * cluster c (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
+    /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
+     * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
      * read from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat
      * as warp-uniform (the producer loop must stay on the uniform datapath) */
-    const int cshift = CM == 4 ? 2 : CM == 2 ? 1 : 0;
+    const int cshift = CM > 1 ? 1 : 0;
     const int rank = (int)blockIdx.x & (CM - 1);
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
 
@@ -734,9 +733,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 /* filter-resident plans load the B slots with the CTA's first tile only (its
                  * N-tile never changes; sm90_decode_unit) */
                 const bool load_b = !BRES || j == 0;
-                /* clusters along N: this CTA loads rows [rank*BM/CM, +BM/CM) of the A tile
+                /* clusters along N: this CTA loads rows [rank*BM/2, +BM/2) of the A tile
                  * (the map's box) and multicasts them */
-                const int ma = m0 + (a.cluster_n > 1 ? rank * (a.bm >> cshift) : 0);
+                const int ma = m0 + (CLN && a.cluster_n > 1 ? rank * (a.bm >> 1) : 0);
                 /* output pixel ma = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
                 const int nb = igemm_fastdiv_div(ma, a.fd_pq);
                 const int rem = ma - nb * a.pq;
@@ -758,15 +757,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     if (leader) {
                         ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
                         const uint32_t a_dst = a_smem + (uint32_t)stage * A_STAGE;
-                        if (a.cluster_n > 1) { /* A rows [rank*BM/CM, +BM/CM), to every CTA of the cluster */
-                            const uint32_t dst = a_dst + (uint32_t)rank * (A_STAGE >> cshift);
-                            const uint16_t mask = (uint16_t)((1u << CM) - 1u);
+                        if (CLN && a.cluster_n > 1) { /* A rows [rank*BM/2, +BM/2), to both CTAs */
+                            const uint32_t dst = a_dst + (uint32_t)rank * (A_STAGE / 2);
                             if (a.a_tiled)
-                                ptx_cp_async_bulk_tensor_2d_tile_multicast(dst, &tmap_x, fb, cb * SM90_BK, ma, mask);
+                                ptx_cp_async_bulk_tensor_2d_tile_multicast(dst, &tmap_x, fb, cb * SM90_BK, ma, 0x3);
                             else
                                 ptx_cp_async_bulk_tensor_4d_im2col_multicast(dst, &tmap_x, fb, cb * SM90_BK, w0, h0,
                                                                              nb, (uint16_t)(s * a.dil_w),
-                                                                             (uint16_t)(r * a.dil_h), mask);
+                                                                             (uint16_t)(r * a.dil_h), 0x3);
                         } else if (a.a_tiled)
                             ptx_cp_async_bulk_tensor_2d_tile(a_dst, &tmap_x, fb, cb * SM90_BK, m0);
                         else
@@ -838,11 +836,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
     const bool res_ring = TMA_EPI && GENERAL && a.res_ring == 1; /* epilogue-ring residual */
-    /* the other CTAs' empty barriers (a CTA's shared::cluster window is contiguous) */
-    sm90_peers_t peer_empty;
-    peer_empty.e[0] = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
-    peer_empty.e[1] = CM > 2 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 2u) : 0u;
-    peer_empty.e[2] = CM > 2 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 3u) : 0u;
+    /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
+    const uint32_t peer_empty = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
     const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * EBOX;
     const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
