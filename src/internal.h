@@ -67,8 +67,7 @@ typedef struct igemm_kernel_config {
     int stages;            /* shared-memory pipeline depth */
     int threads;           /* threads per CTA */
     int consumers;         /* consumer warpgroups (sm90) */
-    int cluster_m;         /* CTAs per cluster along M (sm90; the filter tile multicast) */
-    int cluster_n;         /* CTAs per cluster along N (sm90; the activation tile multicast) */
+    int cluster_m;         /* CTAs per cluster along M (sm90) */
     int pdl;               /* sm90: launched with programmatic stream serialization (PDL) */
     int pingpong;          /* sm90: consumers take whole tiles in turn (tile rows 64 * WM) */
     int res_mode;          /* sm90, TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */

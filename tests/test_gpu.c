@@ -463,8 +463,6 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
         if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 9) % 2 ? "2" : "1", 1);
-        /* and a quarter with clusters along N instead (where the N-tiles come in whole groups) */
-        if (path == IGEMM_PATH_SM90 && (i / 9) % 4 == 2) setenv("IGEMM_SM90_CLUSTER_N", "2", 1);
         /* and half of them with the residual through the epilogue ring instead of the operand
          * ring, half of those with its smallest ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 0) setenv("IGEMM_SM90_RES_MODE", "1", 1);
@@ -496,7 +494,6 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
-        unsetenv("IGEMM_SM90_CLUSTER_N");
         unsetenv("IGEMM_SM90_RES_SLOTS");
         unsetenv("IGEMM_SM90_RES_MODE");
         unsetenv("IGEMM_SM90_PIXN");
@@ -826,70 +823,6 @@ TEST(gpu_sm90_cluster_on_off)
         }
     }
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
-}
-
-/* Clusters along N (IGEMM_SM90_CLUSTER_N=2: neighbouring N-tiles of one M-tile, each CTA
- * loading half of the A tile and multicasting it) against no cluster: both match the reference
- * and each other bit for bit. Every cooperative tile shape (128 x 64/128/256, 256 x 64/128,
- * 192 x 128), im2col and tiled A, stride 2, M tails (zero-filled A rows past M in one CTA's
- * part), split-K, f32 y, both residual paths, every epilogue kind, and small grids (each
- * cluster takes several tiles). */
-TEST(gpu_sm90_cluster_n_on_off)
-{
-    SKIP_WITHOUT_GPU();
-    if (skip_unless_sm90()) return;
-    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16, F32 = IGEMM_DTYPE_F32;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *wm, *bn, *nc, *cn, *extra, *extra2;
-    } cases[] = {
-        {shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2", NULL, NULL},  /* r50_l4-like, M 98 */
-        {shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2",
-         "IGEMM_SM90_GRID=4", NULL},                                                            /* 8 tiles per cluster */
-        {shape(3, 14, 14, 256, 256, 3, 3, 2, 1, 1, 1, F16, F16), "1", "64", "2", "2",
-         "IGEMM_SM90_GRID=8", NULL},                                                            /* stride 2, 2 clusters */
-        {shape(2, 13, 13, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF), "1", "128", "2", "2",
-         "IGEMM_SM90_GRID=6", "IGEMM_SM90_RES_MODE=1"},                                         /* tiled A, M 338 */
-        {shape(1, 19, 20, 64, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "256", "2", "2", NULL, NULL}, /* 128x256, M 380 */
-        {shape(2, 23, 29, 128, 256, 3, 3, 1, 1, 1, 1, BF, BF), "2", "128", "2", "2",
-         "IGEMM_SM90_GRID=4", NULL},                                                            /* 256x128, M 1334 */
-        {shape(2, 23, 29, 64, 256, 3, 3, 1, 1, 1, 1, F16, F16), "2", "64", "2", "2", NULL, NULL}, /* 256x64 */
-        {shape(2, 19, 20, 64, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2", NULL, NULL}, /* 192x128 */
-        {shape(2, 19, 20, 64, 512, 3, 3, 1, 1, 1, 1, BF, BF), "1", "128", "3", "2",
-         "IGEMM_SM90_GRID=8", NULL},                                                            /* 192x128, halves of 96 rows */
-        {shape(1, 14, 14, 512, 256, 3, 3, 1, 1, 1, 1, BF, BF), "1", "64", "2", "2",
-         "IGEMM_SM90_FORCE_SPLIT=3", NULL},                                                     /* split-K 3 */
-        {shape(3, 9, 9, 128, 256, 3, 3, 1, 1, 1, 1, BF, F32), "1", "128", "2", "2", NULL, NULL}, /* f32 y: direct stores */
-    };
-    const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6207)};
-    int both_ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            char wm[48], bn[48], nc[48], cn[48], want_cl[32];
-            snprintf(wm, sizeof wm, "IGEMM_SM90_FORCE_WM=%s", cases[ci].wm);
-            snprintf(bn, sizeof bn, "IGEMM_SM90_FORCE_BN=%s", cases[ci].bn);
-            snprintf(nc, sizeof nc, "IGEMM_SM90_FORCE_NC=%s", cases[ci].nc);
-            snprintf(cn, sizeof cn, "IGEMM_SM90_CLUSTER_N=%s", cases[ci].cn);
-            snprintf(want_cl, sizeof want_cl, "cluster 1x%s", cases[ci].cn);
-            const char *env[] = {wm, bn, nc, "IGEMM_SM90_PINGPONG=0", "IGEMM_SM90_PIXN=0", cases[ci].extra,
-                                 cases[ci].extra ? cases[ci].extra2 : NULL, NULL};
-            const char *const knob[2] = {"IGEMM_SM90_CLUSTER_N=1", cn};
-            const char *want0[] = {"no cluster", NULL}, *want1[] = {want_cl, NULL};
-            const char *const *const want[2] = {want0, want1};
-            both_ran += run_sm90_both_ways(&pb, env, knob, want, "sm90 cluster along N",
-                                           "cluster along N output differs from no cluster");
-            problem_free(&pb);
-        }
-    }
-    CHECK_MSG(both_ran == 3 * ncases, "cluster along N on/off ran both ways on %d of %d problems", both_ran,
-              3 * ncases);
 }
 
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one

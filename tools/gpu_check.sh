@@ -9,7 +9,7 @@ OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
 # optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
-# sweeps, clusters on against off); clustern (clusters along N: sanitizers, checks, A/B); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
+# sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
 # two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
@@ -178,34 +178,6 @@ stage_cluster() {
     { echo "=== cluster 2 (new) vs 1 (old)${f:+, fused}"; cat /tmp/ab_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
   done
 }
-stage_clustern() {
-  stamp clustern
-  # clusters along N (the A tile multicast), forced: sanitizers, the suite checked, then 2 and 4 against none
-  for s in "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "tail_1x1,2,13,13,256,512,1,1,1,1,0,0,1,1"; do
-    for cn in 2; do
-      for tool in memcheck racecheck synccheck; do
-        IGEMM_SM90_CLUSTER_N=$cn timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
-        note "sanitize cluster_n $cn $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
-      done
-    done
-  done
-  for cn in 2; do
-    IGEMM_SM90_CLUSTER_N=$cn timeout 150 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,full > /tmp/cn_check.log 2>&1
-    note "check, cluster_n $cn forced (rc=$?): $(grep -c ' PASS' /tmp/cn_check.log) PASS, $(grep -c ' FAIL' /tmp/cn_check.log) FAIL"
-  done
-  grep -E "^r50_l4" "$IGEMM_SHAPES" > /tmp/l4.csv
-  for cfg in "IGEMM_SM90_CLUSTER_N=1" "IGEMM_SM90_CLUSTER_N=2" "IGEMM_SM90_CLUSTER_N=2 IGEMM_SM90_PDL=1"; do
-    for f in "" "--fused"; do
-      { echo "=== r50_l4 back to back vs cuDNN [$cfg] ${f:-plain}"; timeout 120 env $cfg ./build/igemm bench --shapes /tmp/l4.csv --vs cudnn --dtype bf16 --timing back-to-back $f 2>&1 | grep -E "r50_l4|geomean"; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
-    done
-  done
-  for cn in 2; do
-    for f in "" 1; do
-      AB_FUSED=$f AB_OLD_ENV=IGEMM_SM90_CLUSTER_N=1 AB_NEW_ENV=IGEMM_SM90_CLUSTER_N=$cn OUT=/tmp/ab bash tools/ab_bench.sh build build > /tmp/ab_res.txt 2>&1
-      { echo "=== cluster_n $cn (new) vs none (old)${f:+, fused}"; cat /tmp/ab_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
-    done
-  done
-}
 stage_smemdiag() {
   stamp smemdiag
   # what bounds the 104-CTA r50_l4 tiles: SOL (SM, L1/shared, L2) and pipes, ours (128x64; 128x128 split 2) and cuDNN
@@ -218,19 +190,6 @@ stage_smemdiag() {
   { echo "=== smemdiag cuDNN"; timeout 150 ncu --clock-control none -k regex:"sm90_xmma|cutlass|nvjet|implicit" --launch-skip 3 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
       ./build/igemm bench --shapes /tmp/one.csv --vs cudnn --iters 3 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Busy|Shared|Pipe|Issue|Executed Ipc|Bank" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | head -40; } >> "$OUT/diag.log" 2>&1
   note "smemdiag: $(grep -c Duration "$OUT/diag.log") durations"
-}
-stage_l4ab() {
-  stamp l4ab
-  # the partial-wave r50_l4 plans back to back against cuDNN: the planner's default (clusters along N + PDL) and each part alone
-  grep -E "^r50_l4" "$IGEMM_SHAPES" > /tmp/l4.csv
-  for rep in 1 2; do
-    for cfg in "IGEMM_L4AB=default" "IGEMM_SM90_CLUSTER_N=1" "IGEMM_SM90_CLUSTER_N=1 IGEMM_SM90_PDL=1" "IGEMM_SM90_CLUSTER_N=2 IGEMM_SM90_PDL=0"; do
-      for f in "" "--fused"; do
-        { echo "=== r50_l4 back to back vs cuDNN [$cfg] ${f:-plain} (rep $rep)"; timeout 120 env $cfg ./build/igemm bench --shapes /tmp/l4.csv --vs cudnn --dtype bf16 --timing back-to-back $f 2>&1 | grep -E "r50_l4_(3x3|1x1_2048)|geomean"; } >> "$OUT/bench.log"
-      done
-    done
-  done
-  note "l4ab: $(grep -c '=== r50_l4' "$OUT/bench.log") runs"
 }
 stage_stagesweep() {
   stamp stagesweep

@@ -53,22 +53,6 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col(uint32
                  : "memory");
 }
 
-/* cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster:
- * the im2col load above into shared address dst of every CTA of the cluster whose rank bit is
- * set in cta_mask, signalling the byte count on the mbarrier at bar of each of those CTAs. */
-static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col_multicast(uint32_t dst, const void *tmap,
-                                                                                    uint32_t bar, int32_t c, int32_t w,
-                                                                                    int32_t h, int32_t n,
-                                                                                    uint16_t off_w, uint16_t off_h,
-                                                                                    uint16_t cta_mask)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8}, %9;\n" ::"r"(dst),
-                 "l"((uint64_t)tmap), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(off_w), "h"(off_h),
-                 "h"(cta_mask)
-                 : "memory");
-}
-
 /* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: loads the
  * tensor map's 2-D box at {c0, c1} into dst and signals its byte count on bar. */
 static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile(uint32_t dst, const void *tmap, uint32_t bar,
@@ -77,19 +61,6 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile(uint32_t
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
                  "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1)
-                 : "memory");
-}
-
-/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster:
- * the 2-D tile load above into dst of every CTA whose rank bit is set in cta_mask, signalling
- * the byte count on the mbarrier at bar of each. */
-static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile_multicast(uint32_t dst, const void *tmap,
-                                                                                  uint32_t bar, int32_t c0, int32_t c1,
-                                                                                  uint16_t cta_mask)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
-                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
                  : "memory");
 }
 

@@ -68,14 +68,6 @@
  *   launches: a launch without clusters is a cluster of one (rank 0, cluster id = CTA id).
  *   Measured (docs/perf.md S4-1): no layer of the suite is faster with clusters, so the
  *   planner does not pick them.
- *   Along N (cluster_n = 2; only when forced, IGEMM_SM90_CLUSTER_N=2): the two CTAs of a
- *   cluster take neighbouring N-tiles of one M-tile (the N-tiles must be whole and come in
- *   pairs, so both CTAs run the same ring sequence). CTA rank r TMA-loads A rows
- *   [r*BM/2, (r+1)*BM/2) of every k-block (a map whose box is BM/2 rows: im2col
- *   pixels-per-column, or the tiled box) and multicasts them (mask 0b11) into the same offset
- *   of both CTAs' stage; its filter tile it loads alone. Empty barriers count the consumer
- *   warps of both CTAs, as with clusters along M. Only when forced: measured against the
- *   build before them (docs/perf.md S11-6), no layer was robustly faster.
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
@@ -142,7 +134,7 @@
  *   them in fixed order (deterministic) and applies the epilogue.
  *
  * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores, .multicast::cluster
- *   filter and activation loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
+ *   filter loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
  *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix (and .trans), elect.sync,
  *   setmaxnreg,
  *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync, griddepcontrol
@@ -404,7 +396,6 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
  *   IGEMM_SM90_FORCE_BN=64|128|256, IGEMM_SM90_FORCE_WM=1|2, IGEMM_SM90_FORCE_NC=2|3 restrict
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
- *   IGEMM_SM90_CLUSTER_N=2 forces clusters along N where they apply;
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
@@ -660,28 +651,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     int cm = 1;
     if (fcl) cm = fcl;
     if (tiles_m < 2 || best_pp || best_tp) cm = 1;
-    /* clusters along N (CN = 2 CTAs on neighbouring N-tiles of one M-tile, each loading half
-     * of the A tile and multicasting it): cooperative tiles whose N-tiles are all whole and come
-     * in pairs (so both CTAs of a cluster run the same ring sequence, residual stages
-     * included). Only when forced (IGEMM_SM90_CLUSTER_N=2): against the build before them no
-     * layer of the suite got robustly faster (docs/perf.md S11-6; the gains first measured,
-     * S11-1 and S11-5, were against the same build's non-cluster path, which the clusters-of-4
-     * support had made slower). */
-    const int64_t tiles_n_all = (N + best_bn - 1) / best_bn;
-    int cn = 1;
-    {
-        const char *fcn_s = getenv("IGEMM_SM90_CLUSTER_N");
-        const int want = fcn_s && atoi(fcn_s) == 2 ? 2 : 1;
-        if (want > 1 && cm == 1 && !best_pp && !best_tp && !ga && N % ((int64_t)best_bn * want) == 0 &&
-            bm % (8 * want) == 0)
-            cn = want;
-    }
-    /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x cluster columns (N-tiles / cn) x splits */
-    const int64_t units = ((tiles_m + cm - 1) / cm) * (tiles_n_all / cn) * best_split;
-    int64_t max_clusters = sms / (cm * cn);
+    /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
+    const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
+    int64_t max_clusters = sms / cm;
     { /* IGEMM_SM90_GRID=n caps the persistent grid (tests: many tiles per CTA on small problems) */
         const char *fg_s = getenv("IGEMM_SM90_GRID");
-        const int64_t cap = fg_s ? atoll(fg_s) / (cm * cn) : 0;
+        const int64_t cap = fg_s ? atoll(fg_s) / cm : 0;
         if (cap >= 1 && cap < max_clusters) max_clusters = cap;
     }
     /* Filter-resident ping-pong plans (b_reuse, their own kernel instances: BRES): the B part of
@@ -706,7 +681,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         /* 1x1 stride-1 layers (A loaded as a plain tiled matrix) of one N-tile lost 1-2% with it
          * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
         const int a_plain = sm90_a_is_matrix(p);
-        if (!ga && fbr != 0 && best_pp && cm == 1 && cn == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
+        if (!ga && fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
             (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
             const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
                                               dev->smem_optin_per_block);
@@ -731,11 +706,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->pixels_n = best_tp > 0;
     cfg->b_reuse = best_br;
     cfg->cluster_m = cm;
-    cfg->cluster_n = cn;
     cfg->split_k = best_split;
     cfg->variant = best_es; /* epilogue ring slots per consumer */
     cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
-    cfg->grid = cm * cn * (int)(units < max_clusters ? units : max_clusters);
+    cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
      * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
@@ -772,10 +746,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              : best_split > 1                 ? "y by direct stores (split-K partials)"
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
                                               : "y by direct stores (k % 8 != 0)",
-             cm > 1   ? "cluster 2x1 (filter multicast)"
-             : cn == 2 ? "cluster 1x2 (activation multicast)"
-                       : "no cluster",
-             cfg->grid, (long long)tiles, best_split,
+             cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
              best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
              pdl_why, best_t);
     return IGEMM_STATUS_SUCCESS;
@@ -856,11 +827,10 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* (gathered A: no map; the producer warps read p->x, the 4-channel copy, themselves) */
     const int ga = cfg->a_gather;
     const int a_tiled = !ga && sm90_a_is_matrix(p);
-    const int cn = cfg->cluster_n > 1 ? cfg->cluster_n : 1; /* clusters along N: each CTA loads bm / cn rows of A */
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};
-        const uint32_t box[2] = {SM90_BK, (uint32_t)(cfg->bm / cn)}; /* clusters along N: 1/cn of the tile each */
+        const uint32_t box[2] = {SM90_BK, (uint32_t)cfg->bm};
         st->have_x = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
@@ -878,7 +848,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         const uint32_t es[4] = {1, (uint32_t)p->stride_w, (uint32_t)p->stride_h, 1};
         st->have_x = 0;
         rc = igemm_tmap_encode_im2col(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, lower, upper, SM90_BK,
-                                      (uint32_t)(cfg->bm / cn), es, CU_TENSOR_MAP_SWIZZLE_128B);
+                                      (uint32_t)cfg->bm, es, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->x_key = p->x;
         st->have_x = 1;
@@ -934,8 +904,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.epi_slots = cfg->variant; /* sm90_epi_slots() of this plan, as its smem_bytes counted */
     a.cluster_m = cm;
     a.tiles_m = (int32_t)(((p->gemm_m + cfg->bm - 1) / cfg->bm + cm - 1) / cm); /* cluster rows */
-    a.cluster_n = cn;
-    a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn / cn); /* N-tile columns of clusters (cn divides them) */
+    a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
     a.num_tiles = a.tiles_m * a.tiles_n;
     a.splits = cfg->split_k > 1 ? cfg->split_k : 1;
     a.num_units = a.num_tiles * a.splits;
@@ -1008,9 +977,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        if (cm * cn > 1) {
+        if (cm > 1) {
             attr[na].id = cudaLaunchAttributeClusterDimension;
-            attr[na].val.clusterDim.x = (unsigned)(cm * cn);
+            attr[na].val.clusterDim.x = (unsigned)cm;
             attr[na].val.clusterDim.y = 1;
             attr[na].val.clusterDim.z = 1;
             na++;

@@ -103,10 +103,6 @@ typedef struct igemm_sm90_args {
     const uint16_t *gx; /* [n][gh][gw][4] */
     int32_t gh, gw;     /* input height and width */
     int32_t gr, gs, gf; /* the original filter's R and S; filter rows per k-block */
-    /* clusters along N (cluster_n = 2 CTAs; then cluster_m = 1): a cluster runs N-tiles
-     * 2*tn + rank of one M-tile, each CTA TMA-loads rows [rank*BM/2, +BM/2) of the A tile and
-     * multicasts them to both; tiles_n counts N-tile columns of clusters. 1 otherwise. */
-    int32_t cluster_n;
 } igemm_sm90_args_t;
 
 /* ------------------------------------------------------------------ device code */
@@ -325,9 +321,8 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     const int gm = full ? a.fd_gm.d : a.fd_gm_tail.d;
     const int tn = full ? igemm_fastdiv_div(local, a.fd_gm) : igemm_fastdiv_div(local, a.fd_gm_tail);
     const int tm = g * a.group_m + (local - tn * gm);
-    const bool cn = a.cluster_n > 1; /* clusters along N: the rank picks the N-tile */
-    m0 = (tm * a.cluster_m + (cn ? 0 : rank)) * a.bm;
-    n0 = (tn * a.cluster_n + (cn ? rank : 0)) * bn;
+    m0 = (tm * a.cluster_m + rank) * a.bm;
+    n0 = tn * bn;
     if (a.splits > 1) { /* split s: k_q + (s < k_r) k-blocks */
         kb0 = split * a.k_q + min(split, a.k_r);
         kb1 = kb0 + a.k_q + (split < a.k_r ? 1 : 0);
@@ -396,9 +391,7 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
  * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
  * 0 without a cluster). Predicated, not branched: a branch here put a BSSY/BSYNC
- * reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. (Clusters of 4, with
- * three remote arrivals here, cost the mainloops of every instance up to 13% with clusters
- * off, docs/perf.md S11-6: clusters are of 2.) */
+ * reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. */
 static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage,
                                                           bool leader)
 {
@@ -637,10 +630,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
-    /* clusters along N (a.cluster_n = 2) exist in the cooperative instances only (the planner
-     * never gives them to the others); compiled out of the rest, whose producer loops stay as
-     * they were */
-    constexpr bool CLN = !PP && TP == 0 && !GA && !BRES;
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
@@ -661,10 +650,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
     const uint32_t order_bar = rempty_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* ping-pong: [consumer] */
 
-    /* clusters of CM CTAs, CM = a.cluster_m along M (2: the filter tile multicast) or
-     * a.cluster_n along N (2: the A tile multicast); a launch without clusters: CM = 1, rank 0,
-     * cluster id = block id. The cluster walks units c, c + clusters, ... */
-    const int CM = a.cluster_m * a.cluster_n;
+    /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
+     * cluster id = block id): the cluster walks units c, c + clusters, ... */
+    const int CM = a.cluster_m;
     /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
      * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
      * read from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat
@@ -733,12 +721,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 /* filter-resident plans load the B slots with the CTA's first tile only (its
                  * N-tile never changes; sm90_decode_unit) */
                 const bool load_b = !BRES || j == 0;
-                /* clusters along N: this CTA loads rows [rank*BM/2, +BM/2) of the A tile
-                 * (the map's box) and multicasts them */
-                const int ma = m0 + (CLN && a.cluster_n > 1 ? rank * (a.bm >> 1) : 0);
-                /* output pixel ma = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
-                const int nb = igemm_fastdiv_div(ma, a.fd_pq);
-                const int rem = ma - nb * a.pq;
+                /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
+                const int nb = igemm_fastdiv_div(m0, a.fd_pq);
+                const int rem = m0 - nb * a.pq;
                 const int p0 = igemm_fastdiv_div(rem, a.fd_q);
                 const int q0 = rem - p0 * a.q;
                 const int32_t w0 = q0 * a.stride_w - a.pad_left;
@@ -756,21 +741,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     if (leader) {
                         ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
-                        const uint32_t a_dst = a_smem + (uint32_t)stage * A_STAGE;
-                        if (CLN && a.cluster_n > 1) { /* A rows [rank*BM/2, +BM/2), to both CTAs */
-                            const uint32_t dst = a_dst + (uint32_t)rank * (A_STAGE / 2);
-                            if (a.a_tiled)
-                                ptx_cp_async_bulk_tensor_2d_tile_multicast(dst, &tmap_x, fb, cb * SM90_BK, ma, 0x3);
-                            else
-                                ptx_cp_async_bulk_tensor_4d_im2col_multicast(dst, &tmap_x, fb, cb * SM90_BK, w0, h0,
-                                                                             nb, (uint16_t)(s * a.dil_w),
-                                                                             (uint16_t)(r * a.dil_h), 0x3);
-                        } else if (a.a_tiled)
-                            ptx_cp_async_bulk_tensor_2d_tile(a_dst, &tmap_x, fb, cb * SM90_BK, m0);
+                        if (a.a_tiled)
+                            ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
+                                                             cb * SM90_BK, m0);
                         else
-                            ptx_cp_async_bulk_tensor_4d_im2col(a_dst, &tmap_x, fb, cb * SM90_BK, w0, h0, nb,
-                                                               (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
-                        if (a.cluster_m > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
+                            ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
+                                                               cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
+                                                               (uint16_t)(r * a.dil_h));
+                        if (CM > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
                             ptx_cp_async_bulk_tensor_4d_tile_multicast(
                                 b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
                                 &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
