@@ -10,7 +10,9 @@ mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
 # optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
 # sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
-# two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races)
+# two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races),
+# smemdiag (ncu SOL of the r50_l4 tiles and cuDNN's), stagesweep (time against ring depth), l4tiles (other
+# tiles for r50_l4), knobsweep (KS_SHAPES x KS_CFGS, ours only, back to back)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -205,7 +207,7 @@ stage_l4tiles() {
   stamp l4tiles
   # other tiles for the 104-CTA r50_l4 layers, per call, ours only: one consumer per 128x64 tile (ping-pong instance), by ring depth
   for s in "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" "r50_l4_1x1_2048_512,32,7,7,2048,512,1,1,1,1,0,0,1,1"; do
-    for cfg in "IGEMM_SM90_CLUSTER_N=1" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_BREUSE=0" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_SPLIT=2"; do
+    for cfg in "IGEMM_L4TILES=default" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_BREUSE=0" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_SPLIT=2"; do
       t=$(env $cfg timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 2>&1 | grep -E "time:|plan:" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*(grid [0-9]+).*/tile \1 stages \2 \3/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
       echo "l4tiles ${s%%,*} [$cfg]: $t" | tee -a "$SUMMARY" >> "$OUT/diag.log"
     done
