@@ -376,6 +376,18 @@ static int sm90_supports(const igemm_conv_params_t *p, const igemm_device_info_t
     return 1;
 }
 
+/* The planner's pick: WM, BN, consumer warpgroups, split, stages, epilogue slots per consumer,
+ * ping-pong, and the pixels-as-N tile (TP pixels; 0 for the row tiles). */
+typedef struct sm90_pick {
+    int wm, bn, nc, split, stages, es, pp, tp;
+} sm90_pick_t;
+
+static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int es, int pp, int tp)
+{
+    const sm90_pick_t k = {wm, bn, nc, split, stages, es, pp, tp};
+    return k;
+}
+
 /* Planner. A cost model (microseconds on an H100-class SM) picks the tile (WM, BN, consumer
  * count NC), the split and the stages:
  *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
@@ -445,7 +457,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const char *frm_s = getenv("IGEMM_SM90_RES_MODE");
     const int frm = ga ? 2 : frm_s && (atoi(frm_s) == 1 || atoi(frm_s) == 2) ? atoi(frm_s) : 0;
     double best_t = 0.0;
-    int best_wm = 0, best_bn = 0, best_nc = 2, best_split = 1, best_stages = 0, best_es = 0, best_pp = 0;
+    sm90_pick_t best = sm90_pick(0, 0, 2, 1, 0, 0, 0, 0);
     for (int ci = 0; ci < 8; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
         const int bm = pp ? 64 * wm : 64 * wm * nc;
@@ -487,19 +499,13 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              * faster fused on vgg_3x3_128/256 and sd_vae_3x3_128/256, S5-2) */
             if (res_ring == 1 && es < wm * (bn / SM90_EPI_COLS) && waves > 1) t *= 1.3;
             if (split > 1) t += 4.0 + ((double)split * 8.0 + out_size) * (double)M * (double)N / 3.0e6;
-            if (best_bn == 0 || t < best_t) {
+            if (best.bn == 0 || t < best_t) {
                 best_t = t;
-                best_wm = wm;
-                best_bn = bn;
-                best_nc = nc;
-                best_split = split;
-                best_stages = stages;
-                best_es = es;
-                best_pp = pp;
+                best = sm90_pick(wm, bn, nc, split, stages, es, pp, 0);
             }
         }
     }
-    if (best_bn == 0)
+    if (best.bn == 0)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: no tile fits %d B of shared memory",
                                dev->smem_optin_per_block);
     /* 128 x 256 in place of 256 x 128 (the same tile count and operand bytes per MMA, but
@@ -513,18 +519,18 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * residual). IGEMM_SM90_WIDE=0 turns the rule off. */
     {
         const char *fwd_s = getenv("IGEMM_SM90_WIDE");
-        if (!(fwd_s && atoi(fwd_s) == 0) && !fbn && !fwm && !fnc && !fpp && best_wm == 2 && best_bn == 128 &&
-            best_nc == 2 && !best_pp && best_split == 1 && N % 256 == 0 && k_iters >= 16 && k_iters <= 48) {
+        if (!(fwd_s && atoi(fwd_s) == 0) && !fbn && !fwm && !fnc && !fpp && best.wm == 2 && best.bn == 128 &&
+            best.nc == 2 && !best.pp && best.split == 1 && N % 256 == 0 && k_iters >= 16 && k_iters <= 48) {
             const int res_ring = sm90_tma_store_ok(p, 1) && p->has_residual ? (frm ? frm : 2) : 0;
             const int64_t units = ((M + 127) / 128) * (N / 256);
             const int es = sm90_epi_slots(128, 1, 256, 2, res_ring == 1, k_iters, units <= sms, fes,
                                           dev->smem_optin_per_block);
             const int stages = sm90_stages_for(128, 256, 2, es, dev->smem_optin_per_block);
             if (stages >= 4) {
-                best_wm = 1;
-                best_bn = 256;
-                best_es = es;
-                best_stages = stages;
+                best.wm = 1;
+                best.bn = 256;
+                best.es = es;
+                best.stages = stages;
             }
         }
     }
@@ -542,10 +548,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * rule without a residual (plain conv, S6-9): sd_vae_3x3_128 -9.8%, vgg_3x3_128 -4.9%,
      * vgg_3x3_64 -4.0%, r50 l1/l2 layers -2..+1%, so it applies to every TMA-store epilogue.
      * IGEMM_SM90_PINGPONG=0 turns the rule off. */
-    if (!best_pp && pp_ok && best_split == 1 && best_nc == 2 && best_bn <= 128 &&
-        !(best_wm == 2 && k_iters < 2) && k_iters <= 18 && !(fpp_s && atoi(fpp_s) == 0) &&
-        ((M + 127) / 128) * ((N + best_bn - 1) / best_bn) >= 4 * (int64_t)sms) {
-        int es = sm90_epi_slots(128, 2, best_bn, 2, p->has_residual && frm != 2, k_iters, 0, fes,
+    if (!best.pp && pp_ok && best.split == 1 && best.nc == 2 && best.bn <= 128 &&
+        !(best.wm == 2 && k_iters < 2) && k_iters <= 18 && !(fpp_s && atoi(fpp_s) == 0) &&
+        ((M + 127) / 128) * ((N + best.bn - 1) / best.bn) >= 4 * (int64_t)sms) {
+        int es = sm90_epi_slots(128, 2, best.bn, 2, p->has_residual && frm != 2, k_iters, 0, fes,
                                 dev->smem_optin_per_block);
         /* 128 x 128 tiles with a residual and 16+ k-blocks: 3 slots per consumer (a 5th operand
          * stage) instead of the tile's 4 boxes + 1; the 4th box then loads inside the epilogue,
@@ -554,13 +560,13 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
          * and on the 36-72 k-block layers (ping-pong forced, which the rule above excludes) 37-52%
          * (S9-8): the residual warp, serving both consumers in order, then waits on a slot that
          * frees only inside the other consumer's epilogue. */
-        if (p->has_residual && frm != 2 && !fes && best_bn == 128 && k_iters >= 16) es = 3;
-        const int stages = sm90_stages_for(128, best_bn, 2, es, dev->smem_optin_per_block);
+        if (p->has_residual && frm != 2 && !fes && best.bn == 128 && k_iters >= 16) es = 3;
+        const int stages = sm90_stages_for(128, best.bn, 2, es, dev->smem_optin_per_block);
         if (stages >= 2) {
-            best_pp = 1;
-            best_wm = 2;
-            best_es = es;
-            best_stages = stages;
+            best.pp = 1;
+            best.wm = 2;
+            best.es = es;
+            best.stages = stages;
         }
     }
     /* Pixels as N: a tile of TP output pixels x 128 channels, each consumer's 64 filter rows as
@@ -573,7 +579,6 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * (eff 0.75 / 0.8 / 1.0 for TP = 80 / 96 / 208, guessed from 128 x {64, 128, 256}) and
      * taken when that beats the best plan. IGEMM_SM90_PIXN=0 turns it off, =80|96|208 forces
      * that TP where the epilogue allows it. */
-    int best_tp = 0;
     {
         static const int tps[3] = {80, 96, 208};
         static const double tp_eff[3] = {0.75, 0.8, 1.0};
@@ -597,14 +602,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                 if (t >= best_t) continue;
                 best_t = t;
             }
-            best_tp = tp;
-            best_pp = 0;
-            best_wm = 1;
-            best_bn = 128;
-            best_nc = 2;
-            best_split = 1;
-            best_stages = stages;
-            best_es = es;
+            best = sm90_pick(1, 128, 2, 1, stages, es, 0, tp);
             if (ftp > 0) break;
         }
     }
@@ -626,22 +624,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int fpx = fpx_s ? atoi(fpx_s) : -1;
         const int forced = fpx == 128 || fpx == 256;
         const int tp = forced ? fpx : 128;
-        const int ok = !ga && pp_ok && frm != 2 && N <= 64 && !best_tp && fpx != 0 &&
-                       (forced || (best_pp && best_bn == 64 && best_split == 1 && k_iters >= 8));
+        const int ok = !ga && pp_ok && frm != 2 && N <= 64 && !best.tp && fpx != 0 &&
+                       (forced || (best.pp && best.bn == 64 && best.split == 1 && k_iters >= 8));
         const int stages = ok ? sm90_stages_bres(tp, 64, 2, 1, 1, 0, dev->smem_optin_per_block) : 0;
         if (ok && stages >= (forced ? 2 : 4)) {
-            best_tp = tp;
-            best_pp = 1;
-            best_wm = 1;
-            best_bn = 64;
-            best_nc = 2;
-            best_split = 1;
-            best_stages = stages;
-            best_es = 1;
+            best = sm90_pick(1, 64, 2, 1, stages, 1, 1, tp);
         }
     }
-    const int bm = best_tp ? best_tp : best_pp ? 64 * best_wm : 64 * best_wm * best_nc;
-    const int64_t tiles = ((M + bm - 1) / bm) * ((N + best_bn - 1) / best_bn);
+    const int bm = best.tp ? best.tp : best.pp ? 64 * best.wm : 64 * best.wm * best.nc;
+    const int64_t tiles = ((M + bm - 1) / bm) * ((N + best.bn - 1) / best.bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
     /* 2x1 clusters (the filter tile TMA-multicast to two CTAs on neighbouring M-tiles) only
      * when forced: on the H200 no layer of bench/shapes.csv got faster with them (up to 27%
@@ -650,9 +641,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * -2.9%, but the same two fused +20-24%, and every other layer tried 3-42% slower. */
     int cm = 1;
     if (fcl) cm = fcl;
-    if (tiles_m < 2 || best_pp || best_tp) cm = 1;
+    if (tiles_m < 2 || best.pp || best.tp) cm = 1;
     /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
-    const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best_bn - 1) / best_bn) * best_split;
+    const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best.bn - 1) / best.bn) * best.split;
     int64_t max_clusters = sms / cm;
     { /* IGEMM_SM90_GRID=n caps the persistent grid (tests: many tiles per CTA on small problems) */
         const char *fg_s = getenv("IGEMM_SM90_GRID");
@@ -675,40 +666,40 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
         const int fbr = fbr_s ? atoi(fbr_s) : -1;
         const int64_t grid_u = units < max_clusters ? units : max_clusters;
-        const int64_t tiles_n = (N + best_bn - 1) / best_bn;
+        const int64_t tiles_n = (N + best.bn - 1) / best.bn;
         const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
         const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
         /* 1x1 stride-1 layers (A loaded as a plain tiled matrix) of one N-tile lost 1-2% with it
          * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
         const int a_plain = sm90_a_is_matrix(p);
-        if (!ga && fbr != 0 && best_pp && cm == 1 && best_split == 1 && units > max_clusters && per_n >= 1 &&
+        if (!ga && fbr != 0 && best.pp && cm == 1 && best.split == 1 && units > max_clusters && per_n >= 1 &&
             (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
-            const int s_br = sm90_stages_bres(bm, best_bn, best_nc, best_es, best_tp > 0, k_iters,
+            const int s_br = sm90_stages_bres(bm, best.bn, best.nc, best.es, best.tp > 0, k_iters,
                                               dev->smem_optin_per_block);
             if (s_br >= (fbr == 1 ? 2 : 4)) {
                 best_br = 1;
-                best_stages = s_br;
+                best.stages = s_br;
             }
         }
     }
     { /* IGEMM_SM90_STAGES=n caps the ring depth (tuning: how the time scales with the stages in flight) */
         const char *fst_s = getenv("IGEMM_SM90_STAGES");
         const int fst = fst_s ? atoi(fst_s) : 0;
-        if (fst >= 2 && fst < best_stages) best_stages = fst;
+        if (fst >= 2 && fst < best.stages) best.stages = fst;
     }
     cfg->bm = bm;
-    cfg->bn = best_bn;
+    cfg->bn = best.bn;
     cfg->bk = SM90_BK;
-    cfg->stages = best_stages;
-    cfg->threads = SM90_THREADS(best_nc);
-    cfg->consumers = best_nc;
-    cfg->pingpong = best_pp;
-    cfg->pixels_n = best_tp > 0;
+    cfg->stages = best.stages;
+    cfg->threads = SM90_THREADS(best.nc);
+    cfg->consumers = best.nc;
+    cfg->pingpong = best.pp;
+    cfg->pixels_n = best.tp > 0;
     cfg->b_reuse = best_br;
     cfg->cluster_m = cm;
-    cfg->split_k = best_split;
-    cfg->variant = best_es; /* epilogue ring slots per consumer */
-    cfg->res_mode = sm90_tma_store_ok(p, best_split) && p->has_residual ? (frm ? frm : best_pp ? 1 : 2) : 0;
+    cfg->split_k = best.split;
+    cfg->variant = best.es; /* epilogue ring slots per consumer */
+    cfg->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (frm ? frm : best.pp ? 1 : 2) : 0;
     cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
@@ -730,24 +721,24 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = sm90_smem_bytes(bm, best_bn, best_nc, best_stages, best_es, best_tp > 0, best_br ? k_iters : 0);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
-    cfg->workspace_bytes = best_split > 1 ? (size_t)best_split * (size_t)M * (size_t)N * sizeof(float) : 0;
+    cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
-             ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best_bn, SM90_BK, best_stages,
-             best_nc, best_wm, best_tp ? "channels, pixels as wgmma N" : "rows", best_pp ? ", ping-pong" : "", best_es,
+             ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best.bn, SM90_BK, best.stages,
+             best.nc, best.wm, best.tp ? "channels, pixels as wgmma N" : "rows", best.pp ? ", ping-pong" : "", best.es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
              best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
-             sm90_tma_store_ok(p, best_split) ? "y by TMA stores"
-             : best_split > 1                 ? "y by direct stores (split-K partials)"
+             sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
+             : best.split > 1                 ? "y by direct stores (split-K partials)"
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
                                               : "y by direct stores (k % 8 != 0)",
-             cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best_split,
-             best_split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
+             cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best.split,
+             best.split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
              pdl_why, best_t);
     return IGEMM_STATUS_SUCCESS;
 }
