@@ -68,6 +68,8 @@ typedef struct igemm_kernel_config {
     int threads;           /* threads per CTA */
     int consumers;         /* consumer warpgroups (sm90) */
     int cluster_m;         /* CTAs per cluster along M (sm90) */
+    int split_cluster;     /* sm90: 1 = the two CTAs of a cluster split one tile's K (partials exchanged
+                              through distributed shared memory); cluster_m stays 1 */
     int pdl;               /* sm90: launched with programmatic stream serialization (PDL) */
     int pingpong;          /* sm90: consumers take whole tiles in turn (tile rows 64 * WM) */
     int res_mode;          /* sm90, TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */

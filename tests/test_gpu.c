@@ -463,6 +463,10 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         }
         /* and clusters on and off: every tile shape meets both (2x1 where M has 2+ tiles) */
         if (path == IGEMM_PATH_SM90) setenv("IGEMM_SM90_CLUSTER", (i / 9) % 2 ? "2" : "1", 1);
+        /* and split in cluster on every other planner's-choice configuration without a 2x1
+         * cluster (it applies where TMA stores do and 2 x the 128 x 128 tiles fit the SMs) */
+        if (path == IGEMM_PATH_SM90 && i % 9 == 0 && (i / 9) % 2 == 0 && (i / 18) % 2 == 1)
+            setenv("IGEMM_SM90_SKC", "1", 1);
         /* and half of them with the residual through the epilogue ring instead of the operand
          * ring, half of those with its smallest ring (boxes reloaded in the epilogue) */
         if (path == IGEMM_PATH_SM90 && i % 2 == 0) setenv("IGEMM_SM90_RES_MODE", "1", 1);
@@ -494,6 +498,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
         unsetenv("IGEMM_SM90_FORCE_WM");
         unsetenv("IGEMM_SM90_FORCE_BN");
         unsetenv("IGEMM_SM90_CLUSTER");
+        unsetenv("IGEMM_SM90_SKC");
         unsetenv("IGEMM_SM90_RES_SLOTS");
         unsetenv("IGEMM_SM90_RES_MODE");
         unsetenv("IGEMM_SM90_PIXN");
@@ -823,6 +828,61 @@ TEST(gpu_sm90_cluster_on_off)
         }
     }
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
+}
+
+/* Split in cluster (IGEMM_SM90_SKC=1, the SKC instances): the two CTAs of a cluster run the two
+ * halves of one 128 x 128 tile's k-blocks and exchange partial tiles through distributed shared
+ * memory. Each problem runs twice under the knob (the plan must say so): both runs match the
+ * reference and each other bit for bit (the exchange's sum is order-free: a + b on both ranks),
+ * and once with the knob off (the plan must not say so). M and N tails (N % 128 != 0 with
+ * k % 8 == 0), an odd k-block count (rank 0 takes one more), 2 k-blocks (one each), tiled A,
+ * stride 2, a partial channel block, fp16 and every epilogue kind (the residual through the
+ * epilogue ring). */
+TEST(gpu_sm90_split_cluster)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    const igemm_conv2d_desc_t cases[] = {
+        shape(2, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, BF, BF),    /* r50_l4-like: M 98, 4 N-tiles, 72 k-blocks */
+        shape(3, 14, 14, 256, 200, 3, 3, 2, 1, 1, 1, BF, BF),  /* stride 2, M 147 (tail), N 200 (tail) */
+        shape(2, 13, 13, 96, 256, 1, 1, 1, 0, 1, 1, F16, F16), /* tiled A, 2 k-blocks: one per rank */
+        shape(1, 19, 20, 72, 136, 3, 3, 1, 1, 1, 1, BF, BF),   /* c tail, 18 k-blocks, M 380, N 136 */
+        shape(1, 9, 9, 64, 128, 3, 3, 1, 1, 1, 1, F16, F16),   /* 9 k-blocks: 5 + 4 */
+        shape(2, 7, 7, 2048, 512, 1, 1, 1, 0, 1, 1, BF, BF),  /* 1x1 tiled A, 32 k-blocks */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6406)};
+    int ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            const size_t bytes = (size_t)pb.ye * pb.ysz;
+            void *first = malloc(bytes);
+            if (first == NULL) {
+                test_fail(__FILE__, __LINE__, "out of host memory");
+                problem_free(&pb);
+                return;
+            }
+            const char *on[] = {"IGEMM_SM90_SKC=1", NULL}, *off[] = {"IGEMM_SM90_SKC=0", NULL};
+            const char *want_on[] = {"split-K 2 over a 2-CTA cluster", "tile 128x128x64", NULL};
+            const char *want_off[] = {"!split-K 2 over a 2-CTA cluster", NULL};
+            int ok = run_sm90_forced(&pb, on, want_on, "sm90 split in cluster");
+            if (ok) memcpy(first, pb.hout, bytes);
+            ok = ok && run_sm90_forced(&pb, on, want_on, "sm90 split in cluster (again)");
+            if (ok) CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "%s: split-in-cluster runs differ", pb.str);
+            ok = ok && run_sm90_forced(&pb, off, want_off, "sm90 split in cluster off");
+            ran += ok;
+            free(first);
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(ran == 3 * ncases, "split in cluster ran on %d of %d problems", ran, 3 * ncases);
 }
 
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one

@@ -92,4 +92,28 @@ static __device__ __forceinline__ void ptx_mbarrier_wait_parity(uint32_t bar, ui
     }
 }
 
+/* mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64: as ptx_mbarrier_try_wait_parity,
+ * with acquire semantics at cluster scope: for a phase completed by another CTA of the cluster
+ * (st.async complete_tx, remote arrivals), so that its writes into this CTA are visible. */
+static __device__ __forceinline__ uint32_t ptx_mbarrier_try_wait_parity_acquire_cluster(uint32_t bar, uint32_t parity)
+{
+    uint32_t ok;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(ok)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return ok;
+}
+
+/* Loop over ptx_mbarrier_try_wait_parity_acquire_cluster until the phase has completed. */
+static __device__ __forceinline__ void ptx_mbarrier_wait_parity_acquire_cluster(uint32_t bar, uint32_t parity)
+{
+    while (!ptx_mbarrier_try_wait_parity_acquire_cluster(bar, parity)) {
+    }
+}
+
 #endif /* IGEMM_PTX_MBARRIER_CUH */

@@ -69,6 +69,20 @@
  *   Measured (docs/perf.md S4-1): no layer of the suite is faster with clusters, so the
  *   planner does not pick them.
  *
+ * SPLIT IN CLUSTER (SKC instances, conv2d_fprop_{bf16,f16}_skc.cu; the planner's pick for
+ *   one-wave layers of few tiles, IGEMM_SM90_SKC=0|1 off / forced)
+ *   A cluster of two CTAs per 128 x 128 tile (two 64-row consumers each): rank 0 runs the first
+ *   ceil(K/2) k-blocks, rank 1 the rest, each with its own ring (no multicast: different k).
+ *   Rank r finishes 64-column chunk r of the tile: each consumer sends the fp32 partial of its
+ *   other chunk (64 x 64, 16 KB) by st.async (16 B per store, thread-major) into the same
+ *   consumer's receive buffer in the partner (after the epilogue ring), the bytes counted on
+ *   that consumer's barrier (armed with expect_tx at set-up, in the ping-pong order barriers'
+ *   place), then waits for the partner's half of its own chunk (acquire, cluster scope), adds
+ *   it (a + b: the same bits whichever rank adds) and runs the epilogue of that one chunk.
+ *   All four consumers send, receive and finish at once. One tile per cluster (grid = 2 x
+ *   tiles): the buffers are used once. No workspace, no second kernel. A residual goes through
+ *   the epilogue ring (mode 1; the residual producer loads chunk r only).
+ *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major); filter-resident
@@ -135,6 +149,7 @@
  *
  * PTX FEATURES: cp.async.bulk.tensor (tile + im2col loads, tile stores, .multicast::cluster
  *   filter loads), mbarrier expect_tx/try_wait.parity and remote arrive (mapa), barrier.cluster,
+ *   st.async with mbarrier complete_tx (split in cluster),
  *   wgmma.mma_async/fence/commit_group/wait_group, stmatrix, ldmatrix (and .trans), elect.sync,
  *   setmaxnreg,
  *   prefetch.tensormap, prefetch.global.L1, fence.proxy.async, bar.sync, griddepcontrol
@@ -409,6 +424,7 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
+ *   IGEMM_SM90_SKC=0|1 turns the split-in-cluster plans off / forces them where they apply;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
@@ -631,6 +647,40 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             best = sm90_pick(1, 64, 2, 1, stages, 1, 1, tp);
         }
     }
+    /* Split in cluster (SKC instances): a 2-CTA cluster per 128 x 128 tile, each CTA running half
+     * of the tile's k-blocks, the partial tiles exchanged through distributed shared memory
+     * (st.async into the partner's idle epilogue slots), each CTA finishing 64 of the rows. For
+     * one-wave layers of few tiles: the r50_l4 layers (M = 1568, N = 512) otherwise run 104 CTAs
+     * of 128 x 64, a tile that cannot feed the tensor cores (m64n64k16: 4 KB of operand reads per
+     * 32 tensor-core cycles; 128 x 128 measured 1.7x more work per SM, docs/perf.md S11-2), and a
+     * split-K through a workspace pays a second kernel and the partials' round trip to memory.
+     * Every cluster takes one tile (2 x tiles <= SMs, no grid cap), K >= 2 k-blocks; TMA stores,
+     * the residual through the epilogue ring (mode 1: the operand ring is busy to the end), 2
+     * epilogue slots and a 16 KB receive buffer per consumer. Modelled as a 128 x 128 tile (eff 0.8) over ceil(K/2) k-blocks
+     * + 0.6 us for the exchange, and taken where that beats the best plan, unless a tile knob is
+     * set. IGEMM_SM90_SKC=0 turns it off, =1 forces it wherever it applies. */
+    int skc = 0;
+    {
+        const char *fsk_s = getenv("IGEMM_SM90_SKC");
+        const int fsk = fsk_s ? atoi(fsk_s) : -1;
+        const int64_t tiles128 = ((M + 127) / 128) * ((N + 127) / 128);
+        const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
+        const int ok = !ga && pp_ok && frm != 2 && fcl != 2 && fsk != 0 && k_iters >= 2 && N > 64 &&
+                       2 * tiles128 <= sms && !getenv("IGEMM_SM90_GRID");
+        /* 2 epilogue slots + a 16 KB receive buffer per consumer (the bytes of 2 more slots) */
+        const int stages = ok ? sm90_stages_for(128, 128, 2, 2 + 2, dev->smem_optin_per_block) : 0;
+        if (stages >= 2) {
+            double eff = N % 128 != 0 ? 0.8 * 0.9 : 0.8;
+            if (stages < 4) eff *= 0.9;
+            const double t_kb = 128.0 * 128.0 * SM90_BK * 2.0 / (7.0e6 * eff);
+            const double t = t_kb * (double)((k_iters + 1) / 2) + 0.2 + 0.6 + 64.0 * 128.0 * out_size / 12.5e3;
+            if (fsk == 1 || (!other_forced && k_iters >= 8 && t < best_t)) {
+                best = sm90_pick(1, 128, 2, 1, stages, 2, 0, 0);
+                best_t = t;
+                skc = 1;
+            }
+        }
+    }
     const int bm = best.tp ? best.tp : best.pp ? 64 * best.wm : 64 * best.wm * best.nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best.bn - 1) / best.bn);
     const int64_t tiles_m = (M + bm - 1) / bm;
@@ -641,7 +691,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * -2.9%, but the same two fused +20-24%, and every other layer tried 3-42% slower. */
     int cm = 1;
     if (fcl) cm = fcl;
-    if (tiles_m < 2 || best.pp || best.tp) cm = 1;
+    if (tiles_m < 2 || best.pp || best.tp || skc) cm = 1;
     /* units of a cluster: cluster rows (ceil(tiles_m / cm)) x N-tiles x splits */
     const int64_t units = ((tiles_m + cm - 1) / cm) * ((N + best.bn - 1) / best.bn) * best.split;
     int64_t max_clusters = sms / cm;
@@ -697,10 +747,11 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->pixels_n = best.tp > 0;
     cfg->b_reuse = best_br;
     cfg->cluster_m = cm;
+    cfg->split_cluster = skc;
     cfg->split_k = best.split;
     cfg->variant = best.es; /* epilogue ring slots per consumer */
-    cfg->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (frm ? frm : best.pp ? 1 : 2) : 0;
-    cfg->grid = cm * (int)(units < max_clusters ? units : max_clusters);
+    cfg->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (frm ? frm : best.pp || skc ? 1 : 2) : 0;
+    cfg->grid = skc ? 2 * (int)units : cm * (int)(units < max_clusters ? units : max_clusters);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
      * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
@@ -721,7 +772,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es + (skc ? 2 : 0), best.tp > 0,
+                                      best_br ? k_iters : 0); /* (split in cluster: + the receive buffers) */
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
@@ -737,7 +789,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              : best.split > 1                 ? "y by direct stores (split-K partials)"
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
                                               : "y by direct stores (k % 8 != 0)",
-             cm > 1 ? "cluster 2x1 (filter multicast)" : "no cluster", cfg->grid, (long long)tiles, best.split,
+             skc      ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)"
+             : cm > 1 ? "cluster 2x1 (filter multicast)"
+                      : "no cluster",
+             cfg->grid, (long long)tiles, best.split,
              best.split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
              pdl_why, best_t);
     return IGEMM_STATUS_SUCCESS;
@@ -745,8 +800,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
 static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int bres, int ga,
-                                       int epi, bool tma_epi)
+                                       int skc, int epi, bool tma_epi)
 {
+    if (skc) return !(tma_epi && bm == 128 && bn == 128 && nc == 2 && !pp && !pixn && !bres && !ga) ? NULL
+                    : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_skc(epi)
+                    : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_skc(epi)
+                                             : NULL;
     if (ga) return !(pp && tma_epi) ? NULL : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_ga(bn, epi)
                                            : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_ga(bn, epi)
                                                                     : NULL;
@@ -804,7 +863,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
     const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n,
-                                                cfg->b_reuse, cfg->a_gather, epi, tma_store != 0);
+                                                cfg->b_reuse, cfg->a_gather, cfg->split_cluster, epi, tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -845,6 +904,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->have_x = 1;
     }
     const int cm = cfg->cluster_m > 1 ? cfg->cluster_m : 1;
+    const int skc = cfg->split_cluster;
+    if (skc && (cm > 1 || cfg->split_k > 1 || cfg->variant < 1 || p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK) < 2))
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: inconsistent split-in-cluster plan");
     const int w_rows = bn / cm; /* each CTA of a cluster loads (and multicasts) 1/cm of the filter tile */
     if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
@@ -911,6 +973,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.fd_pq = igemm_fastdiv_make(a.pq);
     a.fd_q = igemm_fastdiv_make(a.q);
     const int grid = cfg->grid > 0 ? cfg->grid : 1;
+    if (skc && grid != 2 * a.num_units) /* one tile per cluster (the exchange slots are used once) */
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: split-in-cluster grid %d for %d tiles", grid,
+                               (int)a.num_units);
     if (cfg->b_reuse) { /* configure() set it only without split and cluster, with grid >= tiles_n */
         if (grid < a.tiles_n)
             return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: filter-resident plan with grid %d < %d N-tiles",
@@ -968,9 +1033,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        if (cm > 1) {
+        if (cm > 1 || skc) {
             attr[na].id = cudaLaunchAttributeClusterDimension;
-            attr[na].val.clusterDim.x = (unsigned)cm;
+            attr[na].val.clusterDim.x = skc ? 2u : (unsigned)cm;
             attr[na].val.clusterDim.y = 1;
             attr[na].val.clusterDim.z = 1;
             na++;

@@ -28,6 +28,7 @@
 #include "../ptx/ldmatrix.cuh"
 #include "../ptx/max.cuh"
 #include "../ptx/setmaxnreg.cuh"
+#include "../ptx/st_async.cuh"
 #include "../ptx/stmatrix.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
@@ -332,6 +333,15 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     }
 }
 
+/* The k-block range of cluster rank `rank` in a split-in-cluster plan (SKC): rank 0 the first
+ * ceil(k_iters / 2) k-blocks of the tile, rank 1 the rest (k_iters >= 2: both non-empty). */
+static __device__ __forceinline__ void sm90_skc_range(const igemm_sm90_args_t &a, int rank, int &kb0, int &kb1)
+{
+    const int kh = (a.k_iters + 1) >> 1;
+    kb0 = rank ? kh : 0;
+    kb1 = rank ? a.k_iters : kh;
+}
+
 /* Operand-ring residual stages of the tile at column n0 (a.res_ring == 2): one per 64-column
  * chunk that starts inside N; 0 in every other mode. Producer and consumers both count with it. */
 template <int BN>
@@ -419,7 +429,7 @@ static __device__ __forceinline__ uint32_t sm90_zero_after(uint32_t v, uint32_t 
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
  * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
  * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/perf.md S6-3). */
-template <int BN, int WM, int NC, bool PP, bool BRES, int TP>
+template <int BN, int WM, int NC, bool PP, bool BRES, int TP, bool SKC>
 static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
                                                            uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
                                                            int ES, int unit0, int unit_step, int rank)
@@ -441,7 +451,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     uint32_t phase1 = 0;
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
         if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
@@ -470,6 +480,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
         } else {
             for (int ch = 0; ch < NCH; ch++) {
                 if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
+                if (SKC && ch != rank) continue; /* split in cluster: the partner finishes that chunk */
                 for (int i = 0; i < WM; i++) {
                     for (int c = 0; c < NC; c++) {
                         const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + slot);
@@ -610,7 +621,7 @@ static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false,
-          bool GA = false>
+          bool GA = false, bool SKC = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -627,6 +638,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     static_assert(TP == 0 || (WM == 1 && NC == 2 && TMA_EPI && TP % 16 == 0 && ((BN == 128 && !PP) || (BN == 64 && PP))),
                   "pixels-as-N instances: 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks), and either "
                   "128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
+    static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && !GA && TMA_EPI),
+                  "split-in-cluster instances: 128 x 128 cooperative tiles (two 64-row consumers), TMA stores");
+    /* split in cluster: the bytes of one consumer's fp32 partial chunk (64 x 64), sent to the partner */
+    constexpr uint32_t SKC_BYTES = 64u * SM90_EPI_COLS * 4u;
     constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
@@ -644,7 +659,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
     /* B: S ring stages, or filter-resident (BRES) one slot per k-block of the tile */
     const uint32_t epi_smem = b_smem + (uint32_t)(BRES ? a.k_iters : S) * B_STAGE_BYTES; /* multiple of 1024 */
-    const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX; /* full[i] = + 8 i */
+    /* split in cluster: after the epilogue ring, one SKC_BYTES receive buffer per consumer */
+    const uint32_t xbuf = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX;
+    const uint32_t full_bar = xbuf + (SKC ? (uint32_t)NC * SKC_BYTES : 0u); /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
@@ -652,7 +669,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 
     /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
      * cluster id = block id): the cluster walks units c, c + clusters, ... */
-    const int CM = a.cluster_m;
+    const int CM = SKC ? 2 : a.cluster_m; /* (split in cluster: a.cluster_m = 1, the tile order's) */
     /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
      * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
      * read from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat
@@ -670,7 +687,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_mbarrier_init(full_bar + 8u * i, GA ? 1u + 128u : 1u);
             /* a stage is free once every consumer warp of the cluster has released it: the
              * filter half this CTA multicasts lands in every CTA's stage */
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG) * (uint32_t)CM);
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG) * (uint32_t)(SKC ? 1 : CM));
         }
         for (int c = 0; c < NC; c++)
             for (int i = 0; i < ES; i++) {
@@ -679,6 +696,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             }
         if (PP) /* consumer c may start a mainloop once the other has passed its previous one */
             for (int c = 0; c < 2; c++) ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
+        if (SKC) /* (the order barriers' place) consumer c's partner chunk: SKC_BYTES by st.async */
+            for (int c = 0; c < NC; c++) {
+                ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
+                ptx_mbarrier_arrive_expect_tx(order_bar + 8u * (uint32_t)c, SKC_BYTES);
+            }
         ptx_fence_mbarrier_init_release_cluster();
     }
     if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
@@ -716,7 +738,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             uint32_t phase = 0;
             for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
                 int m0, n0, kb0, kb1;
-                sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+                sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+                if (SKC) sm90_skc_range(a, rank, kb0, kb1);
                 if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
                 /* filter-resident plans load the B slots with the CTA's first tile only (its
                  * N-tile never changes; sm90_decode_unit) */
@@ -748,7 +771,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                             ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
                                                                cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
                                                                (uint16_t)(r * a.dil_h));
-                        if (CM > 1) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
+                        if (CM > 1 && !SKC) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
                             ptx_cp_async_bulk_tensor_4d_tile_multicast(
                                 b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
                                 &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
@@ -795,7 +818,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             }
         } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
             if constexpr (TP == 0 || PP) /* (the 128-channel pixels-as-N plans take mode 2 only) */
-                sm90_residual_producer<BN, WM, NC, PP, BRES, TP>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES,
+                sm90_residual_producer<BN, WM, NC, PP, BRES, TP, SKC>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES,
                                                                  unit0, unit_step, rank);
         }
         /* no cluster barrier here: barrier.cluster.wait counts the cluster's non-exited threads,
@@ -815,7 +838,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const bool partial = a.splits > 1;
     const bool res_ring = TMA_EPI && GENERAL && a.res_ring == 1; /* epilogue-ring residual */
     /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
-    const uint32_t peer_empty = CM > 1 ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
+    const uint32_t peer_empty = CM > 1 && !SKC ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
     const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * EBOX;
     const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
@@ -840,7 +863,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     int own = 0; /* ping-pong: this consumer's tiles so far */
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit<BRES>(a, unit, rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+        if (SKC) sm90_skc_range(a, rank, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
@@ -868,8 +892,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
          * L2 round trip under the mainloop's load) hides behind the mainloop; each chunk then
          * loads the next chunk's once it has used its own (docs/perf.md S11-4) */
         float2 as[8], bi[8];
-        if (TP == 0 && GENERAL && !partial)
-            sm90_chunk_factors(a, (int64_t)n0 + 2 * (lane & 3), (int64_t)n0 + SM90_EPI_COLS, as, bi);
+        if (TP == 0 && GENERAL && !partial) { /* (split in cluster: chunk `rank`, the one this CTA finishes) */
+            const int64_t c0 = (int64_t)n0 + (SKC ? SM90_EPI_COLS * rank : 0);
+            sm90_chunk_factors(a, c0 + 2 * (lane & 3), c0 + SM90_EPI_COLS, as, bi);
+        }
         /* pixels as N: this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
         float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
         if (TP > 0 && GENERAL) {
@@ -943,6 +969,46 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
             for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
         sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
+        if constexpr (SKC) {
+            /* split in cluster: the two CTAs hold the same tile's partial sums over the two halves
+             * of K. Rank r finishes 64-column chunk r of the tile: each consumer sends its other
+             * chunk (64 x 64 fp32, 16 KB) to the same consumer of the partner by st.async (16 B
+             * per store, thread-major: conflict-free on both sides) into that consumer's receive
+             * buffer, counted in bytes on its barrier (armed at set-up), waits for the partner's
+             * half of its own chunk (acquire, cluster scope) and adds it. Every consumer of both
+             * CTAs sends, receives and runs the epilogue of one chunk at once. fp32 a + b = b + a:
+             * the same bits whichever rank adds. */
+            const uint32_t peer = (uint32_t)rank ^ 1u;
+            const uint32_t dst = ptx_mapa_shared_cluster(xbuf + (uint32_t)cw * SKC_BYTES, peer) + (uint32_t)tid * 16u;
+            const uint32_t xbar = ptx_mapa_shared_cluster(order_bar + 8u * (uint32_t)cw, peer);
+            const uint32_t src = xbuf + (uint32_t)cw * SKC_BYTES + (uint32_t)tid * 16u;
+            /* compile-time accumulator indices in both branches (a run-time chunk offset would
+             * put acc in local memory) */
+            if (rank == 0) { /* send chunk 1, keep chunk 0 */
+#pragma unroll
+                for (int q = 0; q < 8; q++)
+                    ptx_st_async_shared_cluster_v4_b32(dst + (uint32_t)q * 2048u, acc[0][32 + 4 * q], acc[0][33 + 4 * q],
+                                                       acc[0][34 + 4 * q], acc[0][35 + 4 * q], xbar);
+                ptx_mbarrier_wait_parity_acquire_cluster(order_bar + 8u * (uint32_t)cw, 0u);
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const float4 t = ptx_ld_shared_v4_f32(src + (uint32_t)q * 2048u);
+                    acc[0][4 * q] += t.x, acc[0][4 * q + 1] += t.y, acc[0][4 * q + 2] += t.z, acc[0][4 * q + 3] += t.w;
+                }
+            } else { /* send chunk 0, keep chunk 1 */
+#pragma unroll
+                for (int q = 0; q < 8; q++)
+                    ptx_st_async_shared_cluster_v4_b32(dst + (uint32_t)q * 2048u, acc[0][4 * q], acc[0][4 * q + 1],
+                                                       acc[0][4 * q + 2], acc[0][4 * q + 3], xbar);
+                ptx_mbarrier_wait_parity_acquire_cluster(order_bar + 8u * (uint32_t)cw, 0u);
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    const float4 t = ptx_ld_shared_v4_f32(src + (uint32_t)q * 2048u);
+                    acc[0][32 + 4 * q] += t.x, acc[0][33 + 4 * q] += t.y, acc[0][34 + 4 * q] += t.z,
+                        acc[0][35 + 4 * q] += t.w;
+                }
+            }
+        }
         if (m0 >= a.gemm_m) { /* phantom tile (cluster partner of the last M-tile): no epilogue */
             for (int r = 0, st = rstage; r < nres; r++) {
                 ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
@@ -1054,6 +1120,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
         for (int ch = 0; ch < NCH; ch++) {
             if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
+            if (SKC && ch != rank) continue; /* split in cluster: the partner finishes that chunk */
             const int64_t nc = (int64_t)n0 + ch * SM90_EPI_COLS + 2 * (lane & 3); /* column of jj = 0 */
             /* as/bi hold this chunk's per-column factors (as = alpha*scale, bi = bias, 8 pairs):
              * loaded before the mainloop (chunk 0) or after the previous chunk's linear pass */
@@ -1118,7 +1185,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     /* the next chunk's factors (as/bi are dead for this chunk once its last
                      * block's linear pass is done): their loads overlap this chunk's residual,
                      * activation and store */
-                    if (GENERAL && i == WM - 1 && ch + 1 < NCH)
+                    if (GENERAL && !SKC && i == WM - 1 && ch + 1 < NCH)
                         sm90_chunk_factors(a, nc + SM90_EPI_COLS, (int64_t)n0 + (ch + 2) * SM90_EPI_COLS, as, bi);
                     /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                     if (GENERAL && a.has_residual) {
@@ -1220,7 +1287,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     /* the staging boxes must stay valid until the last stores have read them; their global
      * writes complete with the grid */
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
-    if (CM > 1) { /* the partner's consumers may still arrive on this CTA's empty barriers */
+    if (CM > 1 && !SKC) { /* the partner's consumers may still arrive on this CTA's empty barriers */
         ptx_barrier_cluster_arrive_relaxed();
         ptx_barrier_cluster_wait_acquire();
     }
@@ -1250,6 +1317,8 @@ sm90_kernel_fn igemm_sm90_pick_bf16_pxpp(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxpp(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_skc(int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
@@ -1323,6 +1392,17 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
         if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, epi);      \
         if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, epi);      \
         return NULL;                                                                                   \
+    }
+
+/* split-in-cluster instances (128 x 128 cooperative tiles, 2 consumers, TMA stores): the two
+ * CTAs of a cluster take the two halves of one tile's K, and consumer c of rank c adds the
+ * partner's partial tile (received by st.async) before its epilogue */
+#define SM90_DEFINE_PICK_SKC(NAME, DT)                                                                 \
+    sm90_kernel_fn NAME(int epi)                                                                       \
+    {                                                                                                  \
+        return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 0, true, 2, false, 0, false, false, true> \
+               : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 1, true, 2, false, 0, false, false, true> \
+                          : igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 2, true, 2, false, 0, false, false, true>; \
     }
 
 #endif /* IGEMM_SM90_CONV2D_FPROP_KERNEL_CUH */
