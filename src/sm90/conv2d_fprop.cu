@@ -75,7 +75,7 @@
  *   ceil(K/2) k-blocks, rank 1 the rest, each with its own ring (no multicast: different k).
  *   Rank r finishes 64-column chunk r of the tile: each consumer sends the fp32 partial of its
  *   other chunk (64 x 64, 16 KB) by st.async (16 B per store, thread-major) into the same
- *   consumer's receive buffer in the partner (after the epilogue ring), the bytes counted on
+ *   consumer's receive buffer in the partner (two of its epilogue slots), the bytes counted on
  *   that consumer's barrier (armed with expect_tx at set-up, in the ping-pong order barriers'
  *   place), then waits for the partner's half of its own chunk (acquire, cluster scope), adds
  *   it (a + b: the same bits whichever rank adds) and runs the epilogue of that one chunk.
@@ -430,7 +430,7 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
  *   pixels-as-N tiles off or forces one; IGEMM_SM90_GRID=n caps the grid; IGEMM_SM90_PDL=0|1
  *   launches without programmatic dependent launch / with it on any grid (default: grids of
- *   at least 7/8 of the SMs).
+ *   at least 7/8 of the SMs, and split-in-cluster plans).
  * Cluster: 2x1 (two M-tiles of one N-tile, the filter tile multicast) only when forced; the
  * grid is then 2 * min(cluster units, SMs / 2). */
 static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -655,8 +655,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * 32 tensor-core cycles; 128 x 128 measured 1.7x more work per SM, docs/perf.md S11-2), and a
      * split-K through a workspace pays a second kernel and the partials' round trip to memory.
      * Every cluster takes one tile (2 x tiles <= SMs, no grid cap), K >= 2 k-blocks; TMA stores,
-     * the residual through the epilogue ring (mode 1: the operand ring is busy to the end), 2
-     * epilogue slots and a 16 KB receive buffer per consumer. Modelled as a 128 x 128 tile (eff 0.8) over ceil(K/2) k-blocks
+     * the residual through the epilogue ring (mode 1: the operand ring is busy to the end); the
+     * partner's 16 KB arrive in two of the consumer's epilogue slots (2, or 3 with a residual).
+     * Programmatic dependent launch on (measured back to back on the three r50_l4 layers: 5-13%
+     * faster, per call even). Modelled as a 128 x 128 tile (eff 0.8) over ceil(K/2) k-blocks
      * + 0.6 us for the exchange, and taken where that beats the best plan, unless a tile knob is
      * set. IGEMM_SM90_SKC=0 turns it off, =1 forces it wherever it applies. */
     int skc = 0;
@@ -667,15 +669,18 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
         const int ok = !ga && pp_ok && frm != 2 && fcl != 2 && fsk != 0 && k_iters >= 2 && N > 64 &&
                        2 * tiles128 <= sms && !getenv("IGEMM_SM90_GRID");
-        /* 2 epilogue slots + a 16 KB receive buffer per consumer (the bytes of 2 more slots) */
-        const int stages = ok ? sm90_stages_for(128, 128, 2, 2 + 2, dev->smem_optin_per_block) : 0;
+        /* epilogue slots per consumer: 2, the receive buffer (16 KB) until the chunk's epilogue,
+         * the first then staging the output; with a residual (epilogue ring) 3: the residual's
+         * slot and the receive buffer */
+        const int es_skc = p->has_residual ? 3 : 2;
+        const int stages = ok ? sm90_stages_for(128, 128, 2, es_skc, dev->smem_optin_per_block) : 0;
         if (stages >= 2) {
             double eff = N % 128 != 0 ? 0.8 * 0.9 : 0.8;
             if (stages < 4) eff *= 0.9;
             const double t_kb = 128.0 * 128.0 * SM90_BK * 2.0 / (7.0e6 * eff);
             const double t = t_kb * (double)((k_iters + 1) / 2) + 0.2 + 0.6 + 64.0 * 128.0 * out_size / 12.5e3;
             if (fsk == 1 || (!other_forced && k_iters >= 8 && t < best_t)) {
-                best = sm90_pick(1, 128, 2, 1, stages, 2, 0, 0);
+                best = sm90_pick(1, 128, 2, 1, stages, es_skc, 0, 0);
                 best_t = t;
                 skc = 1;
             }
@@ -756,7 +761,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
      * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
      * least 7/8 of the SMs: on the 104-CTA grids (r50_l4, 128x64) it was 7% slower (the next
-     * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes).
+     * grid's CTAs start on the idle SMs first, and the CTAs' spread over the GPCs changes), but
+     * the split-in-cluster plans of those layers (104 CTAs in 2-CTA clusters) took it 5-13%
+     * faster back to back and even per call (docs/perf.md S12-3), so they have it too.
      * Needs a driver that also captures it into graphs (12.3); IGEMM_SM90_PDL=0 turns it off,
      * =1 forces it on any grid. */
     const char *pdl_why = ", programmatic dependent launch";
@@ -765,15 +772,14 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int fpdl = pdl_s ? atoi(pdl_s) : -1;
         int drv = 0;
         const int drv_ok = cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
-        const int grid_ok = fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7;
+        const int grid_ok = fpdl == 1 || (int64_t)cfg->grid * 8 >= (int64_t)sms * 7 || skc;
         cfg->pdl = fpdl != 0 && grid_ok && drv_ok;
         if (!cfg->pdl)
             pdl_why = fpdl == 0  ? ", no programmatic dependent launch (IGEMM_SM90_PDL=0)"
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es + (skc ? 2 : 0), best.tp > 0,
-                                      best_br ? k_iters : 0); /* (split in cluster: + the receive buffers) */
+    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
@@ -905,7 +911,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     }
     const int cm = cfg->cluster_m > 1 ? cfg->cluster_m : 1;
     const int skc = cfg->split_cluster;
-    if (skc && (cm > 1 || cfg->split_k > 1 || cfg->variant < 1 || p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK) < 2))
+    if (skc && (cm > 1 || cfg->split_k > 1 || cfg->variant < (cfg->res_mode == 1 ? 3 : 2) || p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK) < 2))
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: inconsistent split-in-cluster plan");
     const int w_rows = bn / cm; /* each CTA of a cluster loads (and multicasts) 1/cm of the filter tile */
     if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {

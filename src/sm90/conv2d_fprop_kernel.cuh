@@ -659,9 +659,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t b_smem = base + (uint32_t)S * A_STAGE;
     /* B: S ring stages, or filter-resident (BRES) one slot per k-block of the tile */
     const uint32_t epi_smem = b_smem + (uint32_t)(BRES ? a.k_iters : S) * B_STAGE_BYTES; /* multiple of 1024 */
-    /* split in cluster: after the epilogue ring, one SKC_BYTES receive buffer per consumer */
-    const uint32_t xbuf = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX;
-    const uint32_t full_bar = xbuf + (SKC ? (uint32_t)NC * SKC_BYTES : 0u); /* full[i] = + 8 i */
+    const uint32_t full_bar = epi_smem + (uint32_t)NC * (uint32_t)ES * EBOX; /* full[i] = + 8 i */
     const uint32_t empty_bar = full_bar + 8u * (uint32_t)S;
     const uint32_t rfull_bar = empty_bar + 8u * (uint32_t)S;      /* [consumer][slot] */
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
@@ -979,9 +977,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
              * CTAs sends, receives and runs the epilogue of one chunk at once. fp32 a + b = b + a:
              * the same bits whichever rank adds. */
             const uint32_t peer = (uint32_t)rank ^ 1u;
-            const uint32_t dst = ptx_mapa_shared_cluster(xbuf + (uint32_t)cw * SKC_BYTES, peer) + (uint32_t)tid * 16u;
+            /* the receive buffer: two of the consumer's epilogue slots, idle until its one chunk's
+             * epilogue (without a residual slots 0-1, the first of which then stages the output:
+             * the named barrier before the staging writes orders them after every thread's reads
+             * here; with the residual through the epilogue ring slots 1-2, the residual in 0) */
+            const uint32_t xbuf = my_epi + (res_ring ? EBOX : 0u);
+            static_assert(SKC_BYTES == 2 * EBOX || !SKC, "the receive buffer is two staging boxes");
+            const uint32_t dst = ptx_mapa_shared_cluster(xbuf, peer) + (uint32_t)tid * 16u;
             const uint32_t xbar = ptx_mapa_shared_cluster(order_bar + 8u * (uint32_t)cw, peer);
-            const uint32_t src = xbuf + (uint32_t)cw * SKC_BYTES + (uint32_t)tid * 16u;
+            const uint32_t src = xbuf + (uint32_t)tid * 16u;
             /* compile-time accumulator indices in both branches (a run-time chunk offset would
              * put acc in local memory) */
             if (rank == 0) { /* send chunk 1, keep chunk 0 */
