@@ -858,6 +858,16 @@ static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const vo
     return igemm_tmap_encode_tiled(map, p->out_dtype, ptr, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
+#ifdef IGEMM_SM90_PHASE_PROBE
+/* Diagnostics build only (tools/phase_probe.c): where CTA 0 of the next launches records its
+ * phase clocks (a device buffer of 16 long longs; NULL: none). */
+static long long *g_sm90_probe;
+extern "C" IGEMM_API void igemm_sm90_probe_set(long long *dev_buf)
+{
+    g_sm90_probe = dev_buf;
+}
+#endif
+
 static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
                                void *state, void *stream)
 {
@@ -1010,6 +1020,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.residual = p->residual;
     a.y = p->y;
     a.workspace = a.splits > 1 ? (float *)workspace : NULL;
+#ifdef IGEMM_SM90_PHASE_PROBE
+    a.probe = g_sm90_probe;
+#endif
     if (ga) {
         a.gx = (const uint16_t *)p->x;
         a.gh = (int32_t)p->h;

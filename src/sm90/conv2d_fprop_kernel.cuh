@@ -104,7 +104,31 @@ typedef struct igemm_sm90_args {
     const uint16_t *gx; /* [n][gh][gw][4] */
     int32_t gh, gw;     /* input height and width */
     int32_t gr, gs, gf; /* the original filter's R and S; filter rows per k-block */
+#ifdef IGEMM_SM90_PHASE_PROBE
+    long long *probe; /* diagnostics build only (tools/phase_probe.c): CTA 0's phase clocks */
+#endif
 } igemm_sm90_args_t;
+
+/* Phase probe (diagnostics build only, -DIGEMM_SM90_PHASE_PROBE): where cond holds, CTA 0
+ * records clock64() (SM90_PROBE_GT: %globaltimer) at slot i of a.probe. In other builds the
+ * call sites expand to nothing (not even the condition: the instances' SASS stays as it was). */
+#ifdef IGEMM_SM90_PHASE_PROBE
+#define SM90_PROBE(cond, i)                                                                            \
+    do {                                                                                               \
+        if ((cond) && blockIdx.x == 0 && a.probe) a.probe[i] = clock64();                              \
+    } while (0)
+#define SM90_PROBE_GT(cond, i)                                                                         \
+    do {                                                                                               \
+        if ((cond) && blockIdx.x == 0 && a.probe) {                                                    \
+            unsigned long long t_;                                                                     \
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                      \
+            a.probe[i] = (long long)t_;                                                                \
+        }                                                                                              \
+    } while (0)
+#else
+#define SM90_PROBE(cond, i)
+#define SM90_PROBE_GT(cond, i)
+#endif
 
 /* ------------------------------------------------------------------ device code */
 
@@ -677,9 +701,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
 
     if (threadIdx.x == 0) {
+        SM90_PROBE(true, 0);
+        SM90_PROBE_GT(true, 1);
         /* descriptor fetches first: they overlap the barrier set-up */
         if (!GA) ptx_prefetch_tensormap(&tmap_x); /* (gathered A: no x map) */
         ptx_prefetch_tensormap(&tmap_w);
+        SM90_PROBE(true, 12);
         for (int i = 0; i < S; i++) {
             /* gathered A (GA): + one cp.async-completion arrival per producer thread */
             ptx_mbarrier_init(full_bar + 8u * i, GA ? 1u + 128u : 1u);
@@ -699,7 +726,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
                 ptx_mbarrier_arrive_expect_tx(order_bar + 8u * (uint32_t)c, SKC_BYTES);
             }
+        SM90_PROBE(true, 10);
         ptx_fence_mbarrier_init_release_cluster();
+        SM90_PROBE(true, 11);
     }
     if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
         ptx_barrier_cluster_arrive_relaxed();
@@ -712,8 +741,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * global access comes after the wait, which returns once that kernel has completed and its
      * writes are visible. The trigger lets the next kernel (if launched the same way) be
      * scheduled now: its CTAs take SMs as this grid's CTAs exit, run their set-up, and wait. */
+    SM90_PROBE(threadIdx.x == 0, 2);
     ptx_griddepcontrol_launch_dependents();
     ptx_griddepcontrol_wait();
+    SM90_PROBE(threadIdx.x == 0, 3);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
@@ -731,6 +762,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if (pwarp == 0) {
             /* ------------------------------------------------------- A/B producer */
             const bool leader = ptx_elect_one_sync();
+            SM90_PROBE(leader, 13);
             if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
@@ -749,6 +781,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 const int q0 = rem - p0 * a.q;
                 const int32_t w0 = q0 * a.stride_w - a.pad_left;
                 const int32_t h0 = p0 * a.stride_h - a.pad_top;
+                SM90_PROBE(leader && j == 0, 14);
                 /* k-block kb = (r*S + s)*CB + cb */
                 int cb = 0, r = 0, s = 0;
                 if (kb0 > 0) {
@@ -761,6 +794,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     if (leader) {
+                        SM90_PROBE(j == 0 && kb == kb0, 4);
                         ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
                         if (a.a_tiled)
                             ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
@@ -907,6 +941,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         int prev = 0;
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
+            SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
             if constexpr (GA) ptx_fence_proxy_async_shared_cta(); /* the gathered A: generic-proxy writes */
             const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
             const uint32_t b_st = b_smem + (uint32_t)(BRES ? it : stage) * B_STAGE_BYTES; /* resident slot or ring stage */
@@ -966,6 +1001,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         for (int i = 0; i < WM; i++)
 #pragma unroll
             for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
+        SM90_PROBE(cw == 0 && tid == 0 && j == 0, 6);
         sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
         if constexpr (SKC) {
             /* split in cluster: the two CTAs hold the same tile's partial sums over the two halves
@@ -1288,9 +1324,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         }
         } /* TP == 0 */
     }
+    SM90_PROBE(cw == 0 && tid == 0, 7);
     /* the staging boxes must stay valid until the last stores have read them; their global
      * writes complete with the grid */
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
+    SM90_PROBE(cw == 0 && tid == 0, 8);
+    SM90_PROBE_GT(cw == 0 && tid == 0, 9);
     if (CM > 1 && !SKC) { /* the partner's consumers may still arrive on this CTA's empty barriers */
         ptx_barrier_cluster_arrive_relaxed();
         ptx_barrier_cluster_wait_acquire();

@@ -1,0 +1,134 @@
+/*
+ * tools/phase_probe.c — where the time of one sm90 launch goes, phase by phase (docs/perf.md S12-5).
+ *
+ * Needs the diagnostics build of the library (-DIGEMM_SM90_PHASE_PROBE: CTA 0 of each sm90
+ * launch records clock64() at its phases into a buffer set by igemm_sm90_probe_set):
+ *   NVCCFLAGS="-O3 -DIGEMM_SM90_PHASE_PROBE" make BUILD=build_probe HAVE_CUDA=1 all
+ *   gcc -O2 -std=c11 -Iinclude tools/phase_probe.c -Lbuild_probe -ligemm -L$CUDA_HOME/lib64 -lcudart \
+ *       -Wl,-rpath,$PWD/build_probe -o build_probe/phase_probe
+ *   usage: build_probe/phase_probe [n h w c k r s stride pad [fused]] (default r50_l4_3x3_512);
+ *   PROBE_NOFLUSH=1 leaves L2 warm (the kernel's code and operands stay there between runs)
+ * Each of ITERS runs follows a 96 MB memset (L2 flushed) and is timed with CUDA events; the
+ * median of every phase is printed: entry -> barriers set up -> first TMA issued (producer) ->
+ * first stage landed (consumer 0) -> mainloop done -> epilogue done -> stores read (exit), in
+ * microseconds from CTA 0's first instruction (clock64 at the device's clock rate), and CTA 0's
+ * %globaltimer span against the event-timed launch.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "igemm.h"
+
+void igemm_sm90_probe_set(long long *dev_buf); /* the diagnostics build's hook */
+
+#define ITERS 41
+
+#define CK(call)                                                                                       \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void *alloc_random(size_t elems, uint64_t seed)
+{
+    uint16_t *h = (uint16_t *)malloc(elems * 2);
+    void *d = NULL;
+    if (!h) exit(1);
+    for (size_t i = 0; i < elems; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = igemm_float_to_bf16((float)((seed >> 40) & 0xFFFF) / 65536.0f - 0.5f);
+    }
+    CK(cudaMalloc(&d, elems * 2));
+    CK(cudaMemcpy(d, h, elems * 2, cudaMemcpyHostToDevice));
+    free(h);
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+    int64_t v[10] = {32, 7, 7, 512, 512, 3, 3, 1, 1, 0}; /* n h w c k r s stride pad fused */
+    for (int i = 0; i < 10 && i + 1 < argc; i++) v[i] = atoll(argv[i + 1]);
+    d.n = v[0], d.h = v[1], d.w = v[2], d.c = v[3], d.k = v[4], d.r = v[5], d.s = v[6];
+    d.stride_h = d.stride_w = v[7];
+    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = v[8];
+    d.x_dtype = d.w_dtype = d.y_dtype = IGEMM_DTYPE_BF16;
+    igemm_epilogue_t e = igemm_epilogue_default();
+    if (v[9]) {
+        e.has_bias = e.has_residual = 1;
+        e.beta = 1.0f;
+        e.activation = IGEMM_ACT_RELU;
+    }
+    int64_t xe = 0, we = 0, ye = 0;
+    igemm_plan_t *plan = NULL;
+    if (igemm_conv2d_sizes(&d, &xe, &we, &ye) != IGEMM_STATUS_SUCCESS ||
+        igemm_plan_create(&plan, &d, &e, NULL) != IGEMM_STATUS_SUCCESS) {
+        fprintf(stderr, "plan: %s\n", igemm_last_error());
+        return 1;
+    }
+    printf("plan: %.200s\n", igemm_plan_describe(plan));
+    void *x = alloc_random((size_t)xe, 11), *w = alloc_random((size_t)we, 101), *y = alloc_random((size_t)ye, 1001);
+    void *res = v[9] ? alloc_random((size_t)ye, 7) : NULL;
+    float *bias = NULL;
+    CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
+    CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
+    long long *probe = NULL, hp[16];
+    CK(cudaMalloc((void **)&probe, sizeof hp));
+    igemm_sm90_probe_set(probe);
+    void *flush = NULL;
+    const size_t flush_bytes = (size_t)96 << 20;
+    CK(cudaMalloc(&flush, flush_bytes));
+    int khz = 0;
+    CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    static const char *const names[] = {"tensormaps prefetched", "barriers initialised", "fence.mbarrier_init", "barriers set up",
+                                        "griddepcontrol.wait", "producer: setmaxnreg", "producer: unit decoded", "first TMA issued",
+                                        "first stage landed", "mainloop done", "epilogue issued",
+                                        "stores read (exit)"};
+    static const int slot[] = {12, 10, 11, 2, 3, 13, 14, 4, 5, 6, 7, 8};
+    enum { NPH = 12 };
+    double ph[NPH][ITERS], ev[ITERS], gt[ITERS];
+    for (int it = -5; it < ITERS; it++) {
+        CK(cudaMemsetAsync(probe, 0, sizeof hp, 0));
+        if (!getenv("PROBE_NOFLUSH")) CK(cudaMemsetAsync(flush, it & 0xFF, flush_bytes, 0));
+        CK(cudaEventRecord(e0, 0));
+        if (igemm_plan_run(plan, x, w, NULL, v[9] ? bias : NULL, res, y, NULL) != IGEMM_STATUS_SUCCESS) {
+            fprintf(stderr, "run: %s\n", igemm_last_error());
+            return 1;
+        }
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaMemcpy(hp, probe, sizeof hp, cudaMemcpyDeviceToHost));
+        if (it < 0) continue;
+        float ms = 0.0f;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        ev[it] = 1000.0 * ms;
+        gt[it] = (double)(hp[9] - hp[1]) / 1000.0;
+        for (int k = 0; k < NPH; k++) ph[k][it] = hp[slot[k]] ? (double)(hp[slot[k]] - hp[0]) / (khz / 1000.0) : -1.0;
+    }
+    qsort(ev, ITERS, sizeof ev[0], cmp_d);
+    qsort(gt, ITERS, sizeof gt[0], cmp_d);
+    printf("event-timed %.2f us, CTA 0 entry to exit (globaltimer) %.2f us; CTA 0, us after entry at %d MHz:\n",
+           ev[ITERS / 2], gt[ITERS / 2], khz / 1000);
+    for (int k = 0; k < NPH; k++) {
+        qsort(ph[k], ITERS, sizeof ph[k][0], cmp_d);
+        printf("  %-22s %7.2f  (min %.2f, max %.2f)\n", names[k], ph[k][ITERS / 2], ph[k][0], ph[k][ITERS - 1]);
+    }
+    igemm_plan_destroy(plan);
+    return 0;
+}
