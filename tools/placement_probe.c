@@ -19,38 +19,15 @@
 #include <cuda_runtime.h>
 
 #include "igemm.h"
+#include "probe_util.h"
 
 #define NB 6
 #define ITERS 60
-
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
 
 static int cmp_f(const void *a, const void *b)
 {
     const float x = *(const float *)a, y = *(const float *)b;
     return x < y ? -1 : x > y;
-}
-
-static void *alloc_random(size_t elems, uint64_t seed)
-{
-    uint16_t *h = (uint16_t *)malloc(elems * 2);
-    void *d = NULL;
-    if (!h) exit(1);
-    for (size_t i = 0; i < elems; i++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        h[i] = igemm_float_to_bf16((float)((seed >> 40) & 0xFFFF) / 65536.0f - 0.5f);
-    }
-    CK(cudaMalloc(&d, elems * 2));
-    CK(cudaMemcpy(d, h, elems * 2, cudaMemcpyHostToDevice));
-    free(h);
-    return d;
 }
 
 int main(int argc, char **argv)
