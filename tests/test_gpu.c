@@ -1204,19 +1204,17 @@ TEST(gpu_stream_and_graph)
  * placed after any global access would show as a read-after-write or write-after-read race.
  * The chain runs back to back (repeatedly) and as a replayed CUDA graph, and must equal bit for
  * bit the same chain with a stream synchronisation after every layer (the kernels are
- * deterministic). Layer shapes differ in grid and tile (multi-wave, under one wave, 1x1 and 3x3,
- * ping-pong and cooperative) so that CTAs of one layer retire while the previous is running. */
-TEST(gpu_sm90_pdl_chain)
+ * deterministic). pdl_chain() runs a chain of L layers of N x H x W x C (filter sizes rs[l], C
+ * output channels each); skc: every layer forced to a split-in-cluster plan (IGEMM_SM90_SKC=1,
+ * which the plan must say), else layer 3 without ping-pong. */
+#define PDL_CHAIN_MAX 5
+static void pdl_chain(int L, int64_t N, int64_t H, int64_t W, int64_t C, const int64_t *rs, int skc, uint64_t seed)
 {
-    SKIP_WITHOUT_GPU();
-    if (skip_unless_sm90()) return;
-    enum { L = 5, N = 8, H = 56, W = 56, C = 128 };
-    const int64_t rs[L] = {3, 1, 3, 1, 3};
-    const int64_t kk[L] = {128, 128, 128, 128, 128};
     const size_t elems = (size_t)N * H * W * C, bytes = elems * 2;
-    trng_t g = {test_seed(0x9d1)};
-    void *buf[2] = {NULL, NULL}, *res = NULL, *w[L] = {NULL};
-    igemm_plan_t *plan[L] = {NULL};
+    trng_t g = {test_seed(seed)};
+    void *buf[2] = {NULL, NULL}, *res = NULL, *w[PDL_CHAIN_MAX] = {NULL};
+    igemm_plan_t *plan[PDL_CHAIN_MAX] = {NULL};
+    REQUIRE(L >= 1 && L <= PDL_CHAIN_MAX);
     uint16_t *hx = (uint16_t *)malloc(bytes), *href = (uint16_t *)malloc(bytes), *hout = (uint16_t *)malloc(bytes);
     cudaStream_t stream = NULL;
     cudaGraph_t graph = NULL;
@@ -1231,7 +1229,7 @@ TEST(gpu_sm90_pdl_chain)
     REQUIRE(cudaMemcpy(res, hx, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
     (void)cudaDriverGetVersion(&drv);
     for (int l = 0; l < L; l++) {
-        const size_t we = (size_t)kk[l] * rs[l] * rs[l] * C;
+        const size_t we = (size_t)C * rs[l] * rs[l] * C;
         uint16_t *hw = (uint16_t *)malloc(we * 2);
         REQUIRE(hw);
         /* |w| <= 1/sqrt(taps * C): each layer keeps the activations' scale (no overflow to inf) */
@@ -1241,18 +1239,23 @@ TEST(gpu_sm90_pdl_chain)
         REQUIRE(cudaMemcpy(w[l], hw, we * 2, cudaMemcpyHostToDevice) == cudaSuccess);
         free(hw);
         const int64_t pad = rs[l] / 2;
-        igemm_conv2d_desc_t d = shape(N, H, W, C, kk[l], rs[l], rs[l], 1, pad, 1, 1, IGEMM_DTYPE_BF16,
+        igemm_conv2d_desc_t d = shape(N, H, W, C, C, rs[l], rs[l], 1, pad, 1, 1, IGEMM_DTYPE_BF16,
                                       IGEMM_DTYPE_BF16);
         igemm_epilogue_t e = igemm_epilogue_default();
         e.has_residual = l % 2; /* plain and fused layers */
         e.beta = 0.5f;
         igemm_plan_options_t o = igemm_plan_options_default();
         o.path = IGEMM_PATH_SM90;
-        if (l == 3) setenv("IGEMM_SM90_PINGPONG", "0", 1);
+        if (skc) setenv("IGEMM_SM90_SKC", "1", 1);
+        else if (l == 3) setenv("IGEMM_SM90_PINGPONG", "0", 1);
         const igemm_status_t st = igemm_plan_create(&plan[l], &d, &e, &o);
         unsetenv("IGEMM_SM90_PINGPONG");
+        unsetenv("IGEMM_SM90_SKC");
         REQUIRE(st == IGEMM_STATUS_SUCCESS);
-        if (drv >= 12030) { /* (grids of >= 7/8 of the SMs: every layer here on an H100/H200) */
+        if (skc)
+            CHECK_MSG(strstr(igemm_plan_describe(plan[l]), "split-K 2 over a 2-CTA cluster") != NULL,
+                      "layer %d: the plan should split K over a cluster: %s", l, igemm_plan_describe(plan[l]));
+        if (drv >= 12030) { /* (grids of >= 7/8 of the SMs, or split in cluster: every layer here) */
             const char *desc = igemm_plan_describe(plan[l]);
             CHECK_MSG(strstr(desc, ", programmatic dependent launch") != NULL &&
                           strstr(desc, "no programmatic dependent launch") == NULL,
@@ -1327,6 +1330,27 @@ TEST(gpu_sm90_pdl_chain)
     free(hx);
     free(href);
     free(hout);
+}
+
+/* Layer shapes differ in grid and tile (multi-wave, under one wave, 1x1 and 3x3, ping-pong and
+ * cooperative) so that CTAs of one layer retire while the previous is running. */
+TEST(gpu_sm90_pdl_chain)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const int64_t rs[5] = {3, 1, 3, 1, 3};
+    pdl_chain(5, 8, 56, 56, 128, rs, 0, 0x9d1);
+}
+
+/* The same with split-in-cluster plans (2-CTA clusters, partial tiles by st.async; r50_l4's
+ * shape, 104 CTAs): programmatic dependent launch is on for them, so a layer's set-up runs
+ * while the one before it finishes. */
+TEST(gpu_sm90_pdl_chain_split_cluster)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const int64_t rs[4] = {3, 1, 3, 3};
+    pdl_chain(4, 32, 7, 7, 512, rs, 1, 0x9d2);
 }
 
 /* ------------------------------------------------------------------ unaligned pointers */
