@@ -25,15 +25,4 @@ static __device__ __forceinline__ void ptx_st_async_shared_cluster_v4_b32(uint32
                  : "memory");
 }
 
-/* ld.shared.v4.f32: 16 bytes of this CTA's shared memory at shared::cta address addr (16-byte aligned). */
-static __device__ __forceinline__ float4 ptx_ld_shared_v4_f32(uint32_t addr)
-{
-    float4 v;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
-
 #endif /* IGEMM_PTX_ST_ASYNC_CUH */

@@ -649,7 +649,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     }
     /* Split in cluster (SKC instances): a 2-CTA cluster per 128 x 128 tile, each CTA running half
      * of the tile's k-blocks, the partial tiles exchanged through distributed shared memory
-     * (st.async into the partner's idle epilogue slots), each CTA finishing 64 of the rows. For
+     * (st.async into the partner's epilogue slots), each CTA finishing 64 of the columns. For
      * one-wave layers of few tiles: the r50_l4 layers (M = 1568, N = 512) otherwise run 104 CTAs
      * of 128 x 64, a tile that cannot feed the tensor cores (m64n64k16: 4 KB of operand reads per
      * 32 tensor-core cycles; 128 x 128 measured 1.7x more work per SM, docs/perf.md S11-2), and a
@@ -666,7 +666,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const char *fsk_s = getenv("IGEMM_SM90_SKC");
         const int fsk = fsk_s ? atoi(fsk_s) : -1;
         const int64_t tiles128 = ((M + 127) / 128) * ((N + 127) / 128);
-        const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp || fcl == 2;
+        const int other_forced = fbn || fwm || fnc || fsp > 1 || fpp; /* (a forced 2x1 cluster: not ok) */
         const int ok = !ga && pp_ok && frm != 2 && fcl != 2 && fsk != 0 && k_iters >= 2 && N > 64 &&
                        2 * tiles128 <= sms && !getenv("IGEMM_SM90_GRID");
         /* epilogue slots per consumer: 2, the receive buffer (16 KB) until the chunk's epilogue,
@@ -921,8 +921,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     }
     const int cm = cfg->cluster_m > 1 ? cfg->cluster_m : 1;
     const int skc = cfg->split_cluster;
-    if (skc && (cm > 1 || cfg->split_k > 1 || cfg->variant < (cfg->res_mode == 1 ? 3 : 2) || p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK) < 2))
-        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: inconsistent split-in-cluster plan");
     const int w_rows = bn / cm; /* each CTA of a cluster loads (and multicasts) 1/cm of the filter tile */
     if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
@@ -989,9 +987,13 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     a.fd_pq = igemm_fastdiv_make(a.pq);
     a.fd_q = igemm_fastdiv_make(a.q);
     const int grid = cfg->grid > 0 ? cfg->grid : 1;
-    if (skc && grid != 2 * a.num_units) /* one tile per cluster (the exchange slots are used once) */
-        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: split-in-cluster grid %d for %d tiles", grid,
-                               (int)a.num_units);
+    /* split in cluster: one tile per cluster (the receive slots are used once), both K halves
+     * non-empty, the receive buffer's two slots beside the residual's */
+    if (skc && (cm > 1 || a.splits > 1 || grid != 2 * a.num_units || a.k_iters < 2 ||
+                a.epi_slots < (a.res_ring == 1 ? 3 : 2)))
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR,
+                               "sm90 run: inconsistent split-in-cluster plan (grid %d for %d tiles, %d k-blocks)", grid,
+                               (int)a.num_units, (int)a.k_iters);
     if (cfg->b_reuse) { /* configure() set it only without split and cluster, with grid >= tiles_n */
         if (grid < a.tiles_n)
             return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: filter-resident plan with grid %d < %d N-tiles",
@@ -1052,9 +1054,10 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        if (cm > 1 || skc) {
+        const unsigned cdim = skc ? 2u : (unsigned)cm; /* CTAs per cluster */
+        if (cdim > 1) {
             attr[na].id = cudaLaunchAttributeClusterDimension;
-            attr[na].val.clusterDim.x = skc ? 2u : (unsigned)cm;
+            attr[na].val.clusterDim.x = cdim;
             attr[na].val.clusterDim.y = 1;
             attr[na].val.clusterDim.z = 1;
             na++;

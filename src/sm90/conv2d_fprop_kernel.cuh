@@ -25,6 +25,7 @@
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/prefetch.cuh"
+#include "../ptx/ld_shared.cuh"
 #include "../ptx/ldmatrix.cuh"
 #include "../ptx/max.cuh"
 #include "../ptx/setmaxnreg.cuh"
@@ -364,6 +365,31 @@ static __device__ __forceinline__ void sm90_skc_range(const igemm_sm90_args_t &a
     const int kh = (a.k_iters + 1) >> 1;
     kb0 = rank ? kh : 0;
     kb1 = rank ? a.k_iters : kh;
+}
+
+/* Split-in-cluster exchange of one consumer's partial sums (acc: its 64 accumulators, columns
+ * 0..63 of the tile = acc[0..31], 64..127 = acc[32..63]): sends the 32 values at SEND (the chunk
+ * the partner finishes) by st.async to dst (the partner's receive buffer, thread-major 16 B
+ * stores: conflict-free on both sides) counted on xbar there, waits (acquire, cluster scope) on
+ * this consumer's barrier wait_bar for the partner's half of the chunk it keeps and adds it from
+ * src into acc[KEEP ..]. SEND and KEEP are compile-time so that acc stays in registers. */
+template <int SEND, int KEEP>
+static __device__ __forceinline__ void sm90_skc_exchange(float *acc, uint32_t dst, uint32_t xbar, uint32_t wait_bar,
+                                                         uint32_t src)
+{
+#pragma unroll
+    for (int q = 0; q < 8; q++)
+        ptx_st_async_shared_cluster_v4_b32(dst + (uint32_t)q * 2048u, acc[SEND + 4 * q], acc[SEND + 4 * q + 1],
+                                           acc[SEND + 4 * q + 2], acc[SEND + 4 * q + 3], xbar);
+    ptx_mbarrier_wait_parity_acquire_cluster(wait_bar, 0u);
+#pragma unroll
+    for (int q = 0; q < 8; q++) {
+        const float4 t = ptx_ld_shared_v4_f32(src + (uint32_t)q * 2048u);
+        acc[KEEP + 4 * q] += t.x;
+        acc[KEEP + 4 * q + 1] += t.y;
+        acc[KEEP + 4 * q + 2] += t.z;
+        acc[KEEP + 4 * q + 3] += t.w;
+    }
 }
 
 /* Operand-ring residual stages of the tile at column n0 (a.res_ring == 2): one per 64-column
@@ -1006,12 +1032,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if constexpr (SKC) {
             /* split in cluster: the two CTAs hold the same tile's partial sums over the two halves
              * of K. Rank r finishes 64-column chunk r of the tile: each consumer sends its other
-             * chunk (64 x 64 fp32, 16 KB) to the same consumer of the partner by st.async (16 B
-             * per store, thread-major: conflict-free on both sides) into that consumer's receive
-             * buffer, counted in bytes on its barrier (armed at set-up), waits for the partner's
-             * half of its own chunk (acquire, cluster scope) and adds it. Every consumer of both
-             * CTAs sends, receives and runs the epilogue of one chunk at once. fp32 a + b = b + a:
-             * the same bits whichever rank adds. */
+             * chunk (64 x 64 fp32, 16 KB) to the same consumer of the partner, whose barrier
+             * (armed at set-up) counts the bytes, and adds the partner's half of its own chunk
+             * (sm90_skc_exchange). Every consumer of both CTAs sends, receives and runs the
+             * epilogue of one chunk at once. fp32 a + b = b + a: the same bits whichever rank adds. */
             const uint32_t peer = (uint32_t)rank ^ 1u;
             /* the receive buffer: two of the consumer's epilogue slots, idle until its one chunk's
              * epilogue (without a residual slots 0-1, the first of which then stages the output:
@@ -1022,32 +1046,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             const uint32_t dst = ptx_mapa_shared_cluster(xbuf, peer) + (uint32_t)tid * 16u;
             const uint32_t xbar = ptx_mapa_shared_cluster(order_bar + 8u * (uint32_t)cw, peer);
             const uint32_t src = xbuf + (uint32_t)tid * 16u;
-            /* compile-time accumulator indices in both branches (a run-time chunk offset would
-             * put acc in local memory) */
-            if (rank == 0) { /* send chunk 1, keep chunk 0 */
-#pragma unroll
-                for (int q = 0; q < 8; q++)
-                    ptx_st_async_shared_cluster_v4_b32(dst + (uint32_t)q * 2048u, acc[0][32 + 4 * q], acc[0][33 + 4 * q],
-                                                       acc[0][34 + 4 * q], acc[0][35 + 4 * q], xbar);
-                ptx_mbarrier_wait_parity_acquire_cluster(order_bar + 8u * (uint32_t)cw, 0u);
-#pragma unroll
-                for (int q = 0; q < 8; q++) {
-                    const float4 t = ptx_ld_shared_v4_f32(src + (uint32_t)q * 2048u);
-                    acc[0][4 * q] += t.x, acc[0][4 * q + 1] += t.y, acc[0][4 * q + 2] += t.z, acc[0][4 * q + 3] += t.w;
-                }
-            } else { /* send chunk 0, keep chunk 1 */
-#pragma unroll
-                for (int q = 0; q < 8; q++)
-                    ptx_st_async_shared_cluster_v4_b32(dst + (uint32_t)q * 2048u, acc[0][4 * q], acc[0][4 * q + 1],
-                                                       acc[0][4 * q + 2], acc[0][4 * q + 3], xbar);
-                ptx_mbarrier_wait_parity_acquire_cluster(order_bar + 8u * (uint32_t)cw, 0u);
-#pragma unroll
-                for (int q = 0; q < 8; q++) {
-                    const float4 t = ptx_ld_shared_v4_f32(src + (uint32_t)q * 2048u);
-                    acc[0][32 + 4 * q] += t.x, acc[0][33 + 4 * q] += t.y, acc[0][34 + 4 * q] += t.z,
-                        acc[0][35 + 4 * q] += t.w;
-                }
-            }
+            /* rank 0 keeps chunk 0 and sends chunk 1, rank 1 the other way round */
+            if (rank == 0) sm90_skc_exchange<32, 0>(acc[0], dst, xbar, order_bar + 8u * (uint32_t)cw, src);
+            else sm90_skc_exchange<0, 32>(acc[0], dst, xbar, order_bar + 8u * (uint32_t)cw, src);
         }
         if (m0 >= a.gemm_m) { /* phantom tile (cluster partner of the last M-tile): no epilogue */
             for (int r = 0, st = rstage; r < nres; r++) {
@@ -1365,12 +1366,12 @@ sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
-#define SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, BRES, GA, epi)                                 \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP, BRES, GA>          \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP, BRES, GA>          \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP, BRES, GA>)
+#define SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, BRES, GA, SKC, epi)                            \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP, BRES, GA, SKC>     \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP, BRES, GA, SKC>     \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP, BRES, GA, SKC>)
 #define SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, TP, epi)                                              \
-    SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, false, false, epi)
+    SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, false, false, false, epi)
 #define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi) SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, 0, epi)
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
     ((tma_epi) ? SM90_PICK_TMA_EPI(DT, BN, WM, NC, false, epi)                                        \
@@ -1408,8 +1409,8 @@ sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
 #define SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, BRES, GA)                                                  \
     sm90_kernel_fn NAME(int bn, int epi)                                                               \
     {                                                                                                  \
-        if (bn == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 2, 2, true, 0, BRES, GA, epi);          \
-        if (bn == 64) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 2, 2, true, 0, BRES, GA, epi);            \
+        if (bn == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 2, 2, true, 0, BRES, GA, false, epi);   \
+        if (bn == 64) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 2, 2, true, 0, BRES, GA, false, epi);     \
         return NULL;                                                                                   \
     }
 #define SM90_DEFINE_PICK_PP(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false, false)
@@ -1432,20 +1433,18 @@ sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
 #define SM90_DEFINE_PICK_PXPP(NAME, DT, BRES)                                                          \
     sm90_kernel_fn NAME(int tp, int epi)                                                               \
     {                                                                                                  \
-        if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, epi);      \
-        if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, epi);      \
+        if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, false, epi); \
+        if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, false, epi); \
         return NULL;                                                                                   \
     }
 
 /* split-in-cluster instances (128 x 128 cooperative tiles, 2 consumers, TMA stores): the two
- * CTAs of a cluster take the two halves of one tile's K, and consumer c of rank c adds the
- * partner's partial tile (received by st.async) before its epilogue */
+ * CTAs of a cluster take the two halves of one tile's K, and rank r finishes 64-column chunk r
+ * after adding the partner's partial of it (received by st.async) */
 #define SM90_DEFINE_PICK_SKC(NAME, DT)                                                                 \
     sm90_kernel_fn NAME(int epi)                                                                       \
     {                                                                                                  \
-        return epi == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 0, true, 2, false, 0, false, false, true> \
-               : epi == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 1, true, 2, false, 0, false, false, true> \
-                          : igemm_sm90_conv2d_fprop_kernel<DT, 128, 1, 2, true, 2, false, 0, false, false, true>; \
+        return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 1, 2, false, 0, false, false, true, epi);              \
     }
 
 #endif /* IGEMM_SM90_CONV2D_FPROP_KERNEL_CUH */
