@@ -8,7 +8,8 @@
 #   carry OLD_DIR to the device (e.g. out/old: git ignores out/).
 #   AB_OLD_ENV / AB_NEW_ENV: VAR=value words set for the old / new runs (one build, two planner
 #   settings: AB_OLD_ENV=IGEMM_SM90_CLUSTER=1 AB_NEW_ENV=IGEMM_SM90_CLUSTER=2 tools/ab_bench.sh build);
-#   AB_FUSED=1 times the fused conv+bias+residual+ReLU instead of the plain conv.
+#   AB_FUSED=1 times the fused conv+bias+residual+ReLU instead of the plain conv; AB_REPS (default 2)
+#   rounds of (old, new), the best of them per layer.
 set -uo pipefail
 OLD=${1:?usage: OUT=dir tools/ab_bench.sh OLD_DIR [NEW_DIR]}
 NEW=${2:-build}
@@ -17,7 +18,7 @@ mkdir -p "$OUT"
 S=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$S" ] || S=../shared/bench/shapes.csv
 : > "$OUT/ab.log"
-for rep in 1 2; do
+for rep in $(seq 1 ${AB_REPS:-2}); do
   for v in old new; do
     if [ $v = old ]; then B=$OLD/igemm; else B=$NEW/igemm; fi
     if [ $v = old ]; then E=${AB_OLD_ENV:-}; else E=${AB_NEW_ENV:-}; fi
