@@ -14,10 +14,13 @@
  *
  * CTA (128 * (NC + 1) threads: 384 with NC = 2 consumer warpgroups, 512 with NC = 3;
  * __launch_bounds__(threads, 1), one CTA per SM, persistent)
+ *   thread 0     at set-up: the mbarriers, then (no filter multicast, no gathered A) the CTA's
+ *                first unit's first SM90_EARLY_STAGES (2) k-blocks, before the __syncthreads,
+ *                so the first load leaves ~0.4 us sooner (docs/perf.md S13-3).
  *   warpgroup 0  producers (setmaxnreg.dec 40), each a whole warp looping in step (warp-uniform
  *                control flow keeps the loop on the uniform datapath) with an elect.sync lane
- *                issuing: warp 0 every A/B TMA load into an S-stage ring guarded by full/empty
- *                mbarriers, and (residual mode 2, cooperative fused plans) after a tile's
+ *                issuing: warp 0 every other A/B TMA load into an S-stage ring guarded by
+ *                full/empty mbarriers, and (residual mode 2, cooperative fused plans) after a tile's
  *                k-blocks one stage per 64-column residual chunk, loaded into the stage's A
  *                part; warp 1 (residual mode 1, ping-pong fused plans) each epilogue chunk's
  *                residual box into the consuming warpgroup's epilogue ring, up to a tile ahead.

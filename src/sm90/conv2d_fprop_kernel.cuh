@@ -47,6 +47,11 @@
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
 #define SM90_MAX_EPI_SLOTS 6     /* epilogue ring slots per consumer */
+/* k-blocks of its first unit a CTA's thread 0 issues at set-up, before the __syncthreads (the
+ * producer warp issues the rest): the first stage's latency starts ~0.4 us sooner. Each costs
+ * thread 0 (non-uniform registers) ~0.1 us, which every other warp waits for: with all S stages
+ * the set-up's end moved from 0.51 to 1.25 us (docs/perf.md S13-3). */
+#define SM90_EARLY_STAGES 2
 #define SM90_MAX_WORKSPACE ((size_t)256 << 20)
 
 /* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__).
@@ -373,6 +378,58 @@ static __device__ __forceinline__ void sm90_skc_range(const igemm_sm90_args_t &a
  * stores: conflict-free on both sides) counted on xbar there, waits (acquire, cluster scope) on
  * this consumer's barrier wait_bar for the partner's half of the chunk it keeps and adds it from
  * src into acc[KEEP ..]. SEND and KEEP are compile-time so that acc stays in registers. */
+/* The filter-base coordinates of output pixel m0 = (nb*P + p0)*Q + q0: image nb, input row h0
+ * and column w0 of the box's first pixel (before the tap offsets). */
+static __device__ __forceinline__ void sm90_box_origin(const igemm_sm90_args_t &a, int m0, int &nb, int &h0, int &w0)
+{
+    nb = igemm_fastdiv_div(m0, a.fd_pq);
+    const int rem = m0 - nb * a.pq;
+    const int p0 = igemm_fastdiv_div(rem, a.fd_q);
+    const int q0 = rem - p0 * a.q;
+    w0 = q0 * a.stride_w - a.pad_left;
+    h0 = p0 * a.stride_h - a.pad_top;
+}
+
+/* k-block kb = (r*S + s)*CB + cb: its channel block cb and filter tap (r, s). */
+static __device__ __forceinline__ void sm90_kblock_tap(const igemm_sm90_args_t &a, int kb, int &cb, int &r, int &s)
+{
+    cb = 0, r = 0, s = 0;
+    if (kb > 0) {
+        cb = kb % a.c_blocks;
+        const int rs = kb / a.c_blocks;
+        r = rs / a.filter_s;
+        s = rs - r * a.filter_s;
+    }
+}
+
+/* Issues k-block (cb, r, s) of the tile at (m0, n0) into ring stage `stage` whose full barrier is
+ * fb (the elected producer thread): the stage's expect_tx, its A box (TMA im2col: one filter tap
+ * through the instruction's offsets; or the tiled 2-D map of an unpadded 1x1 stride-1 conv) and,
+ * where load_b, its filter box: mcast (2-CTA clusters) this CTA's half of the filter rows to
+ * both CTAs, BRES (filter resident) into B slot kb, else into B stage `stage`. */
+template <int BN, bool BRES>
+static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
+                                                         const CUtensorMap *tmap_w, uint32_t a_smem, uint32_t b_smem,
+                                                         uint32_t a_stage, uint32_t fb, int stage, int kb, int cb,
+                                                         int r, int s, int m0, int n0, int nb, int h0, int w0,
+                                                         bool load_b, bool mcast, int rank)
+{
+    constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
+    ptx_mbarrier_arrive_expect_tx(fb, a_stage + (load_b ? B_STAGE_BYTES : 0u));
+    if (a.a_tiled)
+        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, m0);
+    else
+        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, w0, h0, nb,
+                                           (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
+    if (mcast) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
+        ptx_cp_async_bulk_tensor_4d_tile_multicast(b_smem + (uint32_t)stage * B_STAGE_BYTES +
+                                                       (uint32_t)rank * (B_STAGE_BYTES / 2),
+                                                   tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
+    else if (load_b)
+        ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES, tmap_w, fb,
+                                         cb * SM90_BK, s, r, n0);
+}
+
 template <int SEND, int KEEP>
 static __device__ __forceinline__ void sm90_skc_exchange(float *acc, uint32_t dst, uint32_t xbar, uint32_t wait_bar,
                                                          uint32_t src)
@@ -725,6 +782,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int cshift = CM > 1 ? 1 : 0;
     const int rank = (int)blockIdx.x & (CM - 1);
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
+    /* thread 0 issues the first unit's first stages at set-up (not with filter multicast, which
+     * needs the partner's barriers, nor with the gathered A, which the whole warpgroup builds) */
+    const bool early = !GA && (SKC || CM == 1);
 
     if (threadIdx.x == 0) {
         SM90_PROBE(true, 0);
@@ -733,6 +793,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if (!GA) ptx_prefetch_tensormap(&tmap_x); /* (gathered A: no x map) */
         ptx_prefetch_tensormap(&tmap_w);
         SM90_PROBE(true, 12);
+        /* the first unit (the early stages below): decoded before the barrier set-up, so that
+         * its parameter reads (each new constant line ~0.05-0.08 us, S13-1) overlap it */
+        int m0 = 0, n0 = 0, kb0 = 0, kb1 = 0, nb = 0, h0 = 0, w0 = 0, cb = 0, r = 0, s = 0;
+        if (early) {
+            sm90_decode_unit<BRES>(a, unit0, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+            if (SKC) sm90_skc_range(a, rank, kb0, kb1);
+            sm90_box_origin(a, m0, nb, h0, w0);
+            sm90_kblock_tap(a, kb0, cb, r, s);
+        }
         for (int i = 0; i < S; i++) {
             /* gathered A (GA): + one cp.async-completion arrival per producer thread */
             ptx_mbarrier_init(full_bar + 8u * i, GA ? 1u + 128u : 1u);
@@ -755,6 +824,29 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         SM90_PROBE(true, 10);
         ptx_fence_mbarrier_init_release_cluster();
         SM90_PROBE(true, 11);
+        if (early && unit0 < a.num_units) {
+            /* the first unit's first SM90_EARLY_STAGES stages, issued now rather than by the
+             * producer loop after the __syncthreads, the producer's setmaxnreg and its own decode
+             * of the unit (docs/perf.md S13-3: the first load leaves at 0.54 us, not 0.93). The
+             * loop skips them. The trigger and the wait as below: no global access before the wait. */
+            ptx_griddepcontrol_launch_dependents();
+            ptx_griddepcontrol_wait();
+            if (!BRES || m0 < a.gemm_m) {
+                SM90_PROBE(true, 4);
+                const int pre = min(min(S, SM90_EARLY_STAGES), kb1 - kb0);
+                for (int i = 0; i < pre; i++) {
+                    sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, full_bar + 8u * i, i,
+                                                kb0 + i, cb, r, s, m0, n0, nb, h0, w0, true, false, rank);
+                    if (++cb == a.c_blocks) {
+                        cb = 0;
+                        if (++s == a.filter_s) {
+                            s = 0;
+                            ++r;
+                        }
+                    }
+                }
+            }
+        }
     }
     if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
         ptx_barrier_cluster_arrive_relaxed();
@@ -800,42 +892,26 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 /* filter-resident plans load the B slots with the CTA's first tile only (its
                  * N-tile never changes; sm90_decode_unit) */
                 const bool load_b = !BRES || j == 0;
-                /* output pixel m0 = (nb*P + p0)*Q + q0 -> filter-base coordinates of the box */
-                const int nb = igemm_fastdiv_div(m0, a.fd_pq);
-                const int rem = m0 - nb * a.pq;
-                const int p0 = igemm_fastdiv_div(rem, a.fd_q);
-                const int q0 = rem - p0 * a.q;
-                const int32_t w0 = q0 * a.stride_w - a.pad_left;
-                const int32_t h0 = p0 * a.stride_h - a.pad_top;
+                int nb, h0, w0;
+                sm90_box_origin(a, m0, nb, h0, w0);
                 SM90_PROBE(leader && j == 0, 14);
-                /* k-block kb = (r*S + s)*CB + cb */
-                int cb = 0, r = 0, s = 0;
-                if (kb0 > 0) {
-                    cb = kb0 % a.c_blocks;
-                    const int rs = kb0 / a.c_blocks;
-                    r = rs / a.filter_s;
-                    s = rs - r * a.filter_s;
+                /* the first unit's first k-blocks (SM90_EARLY_STAGES) left from thread 0 at set-up */
+                int kbs = kb0;
+                if (early && j == 0) {
+                    const int pre = min(min(S, SM90_EARLY_STAGES), kb1 - kb0);
+                    kbs += pre;
+                    stage = pre == S ? 0 : pre;
+                    phase = pre == S ? 1u : 0u;
                 }
-                for (int kb = kb0; kb < kb1; kb++) {
+                int cb, r, s;
+                sm90_kblock_tap(a, kbs, cb, r, s);
+                for (int kb = kbs; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
                     if (leader) {
                         SM90_PROBE(j == 0 && kb == kb0, 4);
-                        ptx_mbarrier_arrive_expect_tx(fb, A_STAGE + (load_b ? B_STAGE_BYTES : 0u));
-                        if (a.a_tiled)
-                            ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                             cb * SM90_BK, m0);
-                        else
-                            ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb,
-                                                               cb * SM90_BK, w0, h0, nb, (uint16_t)(s * a.dil_w),
-                                                               (uint16_t)(r * a.dil_h));
-                        if (CM > 1 && !SKC) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
-                            ptx_cp_async_bulk_tensor_4d_tile_multicast(
-                                b_smem + (uint32_t)stage * B_STAGE_BYTES + (uint32_t)rank * (B_STAGE_BYTES / 2),
-                                &tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
-                        else if (load_b)
-                            ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES,
-                                                             &tmap_w, fb, cb * SM90_BK, s, r, n0);
+                        sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, fb, stage, kb, cb, r,
+                                                    s, m0, n0, nb, h0, w0, load_b, CM > 1 && !SKC, rank);
                     }
                     if (++cb == a.c_blocks) {
                         cb = 0;
