@@ -884,6 +884,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
+            /* filter multicast: decided once, kept in a register (re-read from the parameter
+             * bank inside the loop, it delayed the filter load behind a constant load) */
+            const bool mcast = __shfl_sync(0xffffffffu, CM > 1 && !SKC ? 1 : 0, 0) != 0;
             for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
                 int m0, n0, kb0, kb1;
                 sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
@@ -911,7 +914,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     if (leader) {
                         SM90_PROBE(j == 0 && kb == kb0, 4);
                         sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, fb, stage, kb, cb, r,
-                                                    s, m0, n0, nb, h0, w0, load_b, CM > 1 && !SKC, rank);
+                                                    s, m0, n0, nb, h0, w0, load_b, mcast, rank);
                     }
                     if (++cb == a.c_blocks) {
                         cb = 0;
