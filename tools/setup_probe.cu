@@ -8,7 +8,7 @@
  *   fence.mbarrier_init, __syncthreads, setmaxnreg.
  * Thread 0 of CTA 0 records clock64() after each step (each read's value is consumed by an
  * instruction before the clock is read, so the load's latency is inside the step).
- *   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o build/setup_probe tools/setup_probe.cu
+ *   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Iinclude -o build/setup_probe tools/setup_probe.cu
  *   build/setup_probe            (L2 flushed by a 96 MB memset before each launch)
  *   PROBE_NOFLUSH=1 build/setup_probe
  */
@@ -18,14 +18,7 @@
 
 #include <cuda_runtime.h>
 
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
+#include "probe_util.h" /* CK() */
 
 typedef struct probe_args {
     unsigned char blob[4][128]; /* four tensor-map-sized blobs, like the conv kernel's maps */
