@@ -161,14 +161,8 @@ int main(void)
             ev[it] = 1000.0 * ms;
             for (int k = 0; k < NSTEP; k++) res[k][it] = h[k];
         }
-        for (int i = 1; i < ITERS; i++) /* (insertion sort of the event times) */
-            for (int j = i; j > 0 && ev[j - 1] > ev[j]; j--) {
-                const double tmp = ev[j];
-                ev[j] = ev[j - 1];
-                ev[j - 1] = tmp;
-            }
         printf("setup probe, grid %d x 384 threads, %d KB dynamic smem, ~1 KB params; event-timed launch %.2f us\n",
-               grid, smem / 1024, ev[ITERS / 2]);
+               grid, smem / 1024, median_d(ev, ITERS));
         printf("  %-24s %8s %8s   (cycles after entry, median / min; clock %d MHz)\n", "step", "cycles", "us",
                khz / 1000);
         for (int k = 1; k < NSTEP; k++) {

@@ -402,6 +402,24 @@ static __device__ __forceinline__ void sm90_kblock_tap(const igemm_sm90_args_t &
     }
 }
 
+/* The k-block after (cb, r, s): the next channel block, then the next tap. */
+static __device__ __forceinline__ void sm90_kblock_next(const igemm_sm90_args_t &a, int &cb, int &r, int &s)
+{
+    if (++cb == a.c_blocks) {
+        cb = 0;
+        if (++s == a.filter_s) {
+            s = 0;
+            ++r;
+        }
+    }
+}
+
+/* K-blocks of a CTA's first unit [kb0, kb1) that thread 0 issues at set-up (ring of S stages). */
+static __device__ __forceinline__ int sm90_early_stages(int S, int kb0, int kb1)
+{
+    return min(min(S, SM90_EARLY_STAGES), kb1 - kb0);
+}
+
 /* Issues k-block (cb, r, s) of the tile at (m0, n0) into ring stage `stage` whose full barrier is
  * fb (the elected producer thread): the stage's expect_tx, its A box (TMA im2col: one filter tap
  * through the instruction's offsets; or the tiled 2-D map of an unpadded 1x1 stride-1 conv) and,
@@ -833,17 +851,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_griddepcontrol_wait();
             if (!BRES || m0 < a.gemm_m) {
                 SM90_PROBE(true, 4);
-                const int pre = min(min(S, SM90_EARLY_STAGES), kb1 - kb0);
+                const int pre = sm90_early_stages(S, kb0, kb1);
                 for (int i = 0; i < pre; i++) {
                     sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, full_bar + 8u * i, i,
                                                 kb0 + i, cb, r, s, m0, n0, nb, h0, w0, true, false, rank);
-                    if (++cb == a.c_blocks) {
-                        cb = 0;
-                        if (++s == a.filter_s) {
-                            s = 0;
-                            ++r;
-                        }
-                    }
+                    sm90_kblock_next(a, cb, r, s);
                 }
             }
         }
@@ -901,7 +913,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 /* the first unit's first k-blocks (SM90_EARLY_STAGES) left from thread 0 at set-up */
                 int kbs = kb0;
                 if (early && j == 0) {
-                    const int pre = min(min(S, SM90_EARLY_STAGES), kb1 - kb0);
+                    const int pre = sm90_early_stages(S, kb0, kb1);
                     kbs += pre;
                     stage = pre == S ? 0 : pre;
                     phase = pre == S ? 1u : 0u;
@@ -916,13 +928,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, fb, stage, kb, cb, r,
                                                     s, m0, n0, nb, h0, w0, load_b, mcast, rank);
                     }
-                    if (++cb == a.c_blocks) {
-                        cb = 0;
-                        if (++s == a.filter_s) {
-                            s = 0;
-                            ++r;
-                        }
-                    }
+                    sm90_kblock_next(a, cb, r, s);
                     if (++stage == S) {
                         stage = 0;
                         phase ^= 1u;
