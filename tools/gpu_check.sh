@@ -217,13 +217,14 @@ stage_l4tiles() {
 }
 stage_knobsweep() {
   stamp knobsweep
-  # ours only, back to back, on KS_SHAPES (regex of names), under each planner setting in KS_CFGS ('|'-separated VAR=value lists), plain and fused, twice
+  # ours only, back to back (KS_TIMING=per-call for the default timing), on KS_SHAPES (regex of names), under each planner setting in KS_CFGS ('|'-separated VAR=value lists), plain and fused (KS_FUSED_ONLY=1: fused only), twice
   grep -E "^(${KS_SHAPES:-vgg_3x3_256|sd_vae_3x3_256}),"  "$IGEMM_SHAPES" > /tmp/ks.csv
   IFS='|' read -r -a cfgs <<< "${KS_CFGS:-IGEMM_KS=default}"
   for rep in 1 2; do
     for cfg in "${cfgs[@]}"; do
-      for f in "" "--fused"; do
-        env $cfg timeout 120 ./build/igemm bench --shapes /tmp/ks.csv --timing back-to-back $f --iters 30 --warmup 5 2>&1 | grep -E " sm90 " | awk -v c="$cfg" -v f="${f:-plain}" -v r=$rep '{printf "knobsweep %-6s rep %d %-22s %8s us  [%s]\n", f, r, $1, $3, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
+      fl=("" "--fused"); [ -n "${KS_FUSED_ONLY:-}" ] && fl=("--fused")
+      for f in "${fl[@]}"; do
+        env $cfg timeout 120 ./build/igemm bench --shapes /tmp/ks.csv --timing ${KS_TIMING:-back-to-back} $f --iters 30 --warmup 5 2>&1 | grep -E " sm90 " | awk -v c="$cfg" -v f="${f:-plain}" -v r=$rep '{printf "knobsweep %-6s rep %d %-22s %8s us  [%s]\n", f, r, $1, $3, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
       done
     done
   done
