@@ -744,6 +744,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const char *fst_s = getenv("IGEMM_SM90_STAGES");
         const int fst = fst_s ? atoi(fst_s) : 0;
         if (fst >= 2 && fst < best.stages) best.stages = fst;
+        /* Fused 1x1 ping-pong plans with the residual through the staging ring (mode 1) and
+         * mainloops of at most 4 k-blocks (memory-bound layers): at most 4 operand stages. Per
+         * call on the H200 (docs/perf.md S14-3, three device calls): r50_l1_1x1_256_64 fused
+         * 4.1-4.5% faster, r50_l2_1x1_128_512 1.8-3.1%, r50_l1_1x1_64_64 even; the same cap on the
+         * plain plans made r50_l2_1x1_128_512 2.8% slower, so it is for the residual: with fewer
+         * operand loads in flight, the residual boxes the epilogue waits on get DRAM sooner. (The
+         * stem's folded plan, 3 k-blocks, measured even: not included.) */
+        const int res1 = p->has_residual && sm90_tma_store_ok(p, best.split) && (frm ? frm == 1 : best.pp);
+        if (!fst && best.pp && res1 && p->r == 1 && p->s == 1 && k_iters <= 4 && best.stages > 4) best.stages = 4;
     }
     cfg->bm = bm;
     cfg->bn = best.bn;
