@@ -876,6 +876,57 @@ TEST(gpu_sm90_split_cluster)
     CHECK_MSG(ran == 3 * ncases, "split in cluster ran on %d of %d problems", ran, 3 * ncases);
 }
 
+/* Halo-row plans (IGEMM_SM90_HALO, the pxhalo instances: 3x3 stride-1 convs of 64 channels,
+ * tiles of 112 pixels of one image row, each filter row's three taps read from one input row
+ * loaded with its halo, shifted by 0, 1, 2 pixels). Image edges (zero halo from the TMA's out-of-
+ * bounds fill, top/bottom and left/right), one-row images, asymmetric padding, an N tail, three
+ * tiles per row, every epilogue kind, bf16 and fp16, on small grids (several tiles per CTA, the
+ * consumers in turn): on matches the reference and itself bit for bit; off (the 128-pixel plan)
+ * matches the reference. */
+TEST(gpu_sm90_halo_rows)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *grid;
+    } cases[] = {
+        {shape(2, 6, 224, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},   /* 24 tiles, 2 per row */
+        {shape(1, 1, 112, 64, 40, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=1"},   /* one row, N tail */
+        {shape(3, 3, 336, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=4"}, /* 3 tiles per row */
+        {shape(2, 4, 224, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"},
+        {shape(1, 5, 336, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=5"},   /* asymmetric padding (below) */
+    };
+    cases[4].d.pad_top = 0, cases[4].d.pad_bottom = 2, cases[4].d.pad_left = 0, cases[4].d.pad_right = 2;
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6606)};
+    int ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            /* the 128-pixel ping-pong plan it replaces, forced on these small problems */
+            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, NULL};
+            const char *const on[2] = {"IGEMM_SM90_HALO=1", "IGEMM_SM90_HALO=1"};
+            const char *want_on[] = {"halo rows", "tile 112x64x64", NULL};
+            const char *const *const want[2] = {want_on, want_on};
+            int ok = run_sm90_both_ways(&pb, env, on, want, "sm90 halo rows", "halo-row runs differ");
+            const char *off_env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid,
+                                     "IGEMM_SM90_HALO=0", NULL};
+            const char *want_off[] = {"!halo rows", "tile 128x64x64", NULL};
+            ok = ok && run_sm90_forced(&pb, off_env, want_off, "sm90 halo rows off");
+            ran += ok;
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(ran == 3 * ncases, "halo rows ran on %d of %d problems", ran, 3 * ncases);
+}
+
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one
  * N-tile, loads its filter slots once and walks M-tiles. Small grids make every CTA take
  * several tiles, with N-tiles of unequal CTA counts (grid % N-tiles != 0). 128 x 64 and

@@ -86,6 +86,20 @@
  *   tiles): the buffers are used once. No workspace, no second kernel. A residual goes through
  *   the epilogue ring (mode 1; the residual producer loads chunk r only).
  *
+ * HALO ROWS (pxhalo instances, conv2d_fprop_{bf16,f16}_pxhalo.cu; 3x3, stride 1, undilated,
+ *   64 input channels, output rows a multiple of TP = 112 pixels; IGEMM_SM90_HALO=0|1)
+ *   A pixels-as-N ping-pong plan with the filter resident whose tiles are TP pixels of one output
+ *   row. Im2col would load each tile 9 times (one box per tap); instead the producer loads, per
+ *   filter row r, the tile's input row with a one-pixel halo: a 4-D tiled TMA box {64 channels,
+ *   TP + 2 pixels, 1 row, 1 image} at (0, q0 - pad_left, p0 - pad_top + r, n), zero-filled past
+ *   the image (the padding). Taps (r, 0..2) read that stage as the wgmma B operand (N = TP)
+ *   starting 0, 1, 2 pixel rows in: the descriptor's start address + 128 B per pixel, base
+ *   offset 0 (the 128B swizzle follows the absolute address: tools/wgmma_shift_probe.cu). A
+ *   stage is (TP + 2) x 128 B rounded up to 1 KB and carries 3 k-blocks of MMA work; the tile's
+ *   9 k-blocks take 3 stages. The epilogue is the pixels-as-N ping-pong one (TP x 64 staging
+ *   boxes, TMA stores of y and loads of the residual with boxes of TP pixel rows); fused plans
+ *   get 2 boxes per consumer. docs/perf.md S14: vgg_3x3_64 1.40x faster plain, 1.16x fused.
+ *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major); filter-resident
@@ -243,6 +257,27 @@ static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots,
            (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
            (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
            16; /* 2 ping-pong order barriers */
+}
+
+/* Halo-row plans (TP pixels of one image row per tile, 64 channels, ping-pong, the 9 filter taps
+ * resident): a ring stage is one input row with its halo, TP + 2 rows of 128 B, rounded up to the
+ * 1024 B swizzle repeat (the kernel's A_STAGE). */
+static size_t sm90_halo_stage_bytes(int tp)
+{
+    return ((size_t)(tp + 2) * 128 + 1023) & ~(size_t)1023;
+}
+
+static size_t sm90_smem_bytes_halo(int tp, int stages, int epi_slots, int taps)
+{
+    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * sm90_halo_stage_bytes(tp) + (size_t)taps * 64 * SM90_BK * 2 +
+           (size_t)2 * epi_slots * tp * 128 + (size_t)stages * 16 + (size_t)16 * 2 * SM90_MAX_EPI_SLOTS + 16;
+}
+
+static int sm90_stages_halo(int tp, int epi_slots, int taps, int smem_optin)
+{
+    int s = SM90_MAX_STAGES;
+    while (s >= 2 && sm90_smem_bytes_halo(tp, s, epi_slots, taps) > (size_t)smem_optin) s--;
+    return s;
 }
 
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
@@ -428,6 +463,7 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_SKC=0|1 turns the split-in-cluster plans off / forces them where they apply;
+ *   IGEMM_SM90_HALO=0|1 turns the halo-row plans off / drops their several-tiles condition;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
@@ -650,6 +686,34 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
             best = sm90_pick(1, 64, 2, 1, stages, 1, 1, tp);
         }
     }
+    /* Halo rows (HALO instances, conv2d_fprop_{bf16,f16}_pxhalo.cu): in place of that 128-pixel
+     * plan on 3x3, stride-1, undilated convs of 64 input channels whose output rows split into
+     * tiles of TP = 112 pixels, each tile loads its 3 input rows with a one-pixel halo (one tiled
+     * TMA box of 114 pixels each, zero fill past the image) instead of 9 im2col boxes, and the
+     * three taps of a filter row read the same row shifted by 0, 1, 2 pixels (wgmma B descriptors
+     * 128 B apart: tools/wgmma_shift_probe.cu). A ring stage then carries 3 k-blocks of MMA work,
+     * and the operand bytes from L2 per tile drop from 9 x 16 KB to 3 x 14.6 KB: vgg_3x3_64's
+     * 7-stage ring was latency-bound (each stage fewer, 5-12% slower: docs/perf.md S14). The
+     * filter taps resident (one N-tile: N <= 64), several tiles per CTA. IGEMM_SM90_HALO=0 turns
+     * it off, =1 drops the several-tiles condition (tests). */
+    int halo = 0;
+    {
+        const char *fh_s = getenv("IGEMM_SM90_HALO");
+        const int fh = fh_s ? atoi(fh_s) : -1;
+        const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
+        const int ok = fh != 0 && !(fbr_s && atoi(fbr_s) == 0) && best.tp == 128 && best.pp && best.bn == 64 &&
+                       N <= 64 && p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
+                       p->dil_w == 1 && p->c == SM90_BK && p->q % 112 == 0 && (fh == 1 || (M + 111) / 112 > sms);
+        /* with a residual, two staging boxes per consumer (the next tile's residual lands while
+         * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
+         * otherwise. IGEMM_SM90_RES_SLOTS=1|2 forces the count. */
+        const int es = fes == 1 || fes == 2 ? fes : p->has_residual ? 2 : 1;
+        const int st = ok ? sm90_stages_halo(112, es, k_iters, dev->smem_optin_per_block) : 0;
+        if (st >= 4) {
+            halo = 1;
+            best = sm90_pick(1, 64, 2, 1, st, es, 1, 112);
+        }
+    }
     /* Split in cluster (SKC instances): a 2-CTA cluster per 128 x 128 tile, each CTA running half
      * of the tile's k-blocks, the partial tiles exchanged through distributed shared memory
      * (st.async into the partner's epilogue slots), each CTA finishing 64 of the columns. For
@@ -730,7 +794,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         /* 1x1 stride-1 layers (A loaded as a plain tiled matrix) of one N-tile lost 1-2% with it
          * on the H200 (S8-1: r50_l1_1x1_256_64, r50_l2_1x1_256_128; r50_l1_1x1_64_64 even) */
         const int a_plain = sm90_a_is_matrix(p);
-        if (!ga && fbr != 0 && best.pp && cm == 1 && best.split == 1 && units > max_clusters && per_n >= 1 &&
+        if (halo) { /* the halo-row instances keep the filter resident (their stages were counted so) */
+            best_br = 1;
+        } else if (!ga && fbr != 0 && best.pp && cm == 1 && best.split == 1 && units > max_clusters && per_n >= 1 &&
             (fbr == 1 || (balanced && !(a_plain && tiles_n == 1)))) {
             const int s_br = sm90_stages_bres(bm, best.bn, best.nc, best.es, best.tp > 0, k_iters,
                                               dev->smem_optin_per_block);
@@ -763,6 +829,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->pingpong = best.pp;
     cfg->pixels_n = best.tp > 0;
     cfg->b_reuse = best_br;
+    cfg->halo = halo;
     cfg->cluster_m = cm;
     cfg->split_cluster = skc;
     cfg->split_k = best.split;
@@ -791,18 +858,22 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
+    cfg->smem_bytes = halo ? sm90_smem_bytes_halo(bm, best.stages, best.es, k_iters)
+                           : sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
-             ga ? "A gathered by cp.async (producer warpgroup)" : "TMA im2col", bm, best.bn, SM90_BK, best.stages,
+             ga ? "A gathered by cp.async (producer warpgroup)" : halo ? "TMA halo rows" : "TMA im2col", bm, best.bn,
+             SM90_BK, best.stages,
              best.nc, best.wm, best.tp ? "channels, pixels as wgmma N" : "rows", best.pp ? ", ping-pong" : "", best.es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
-             best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)" : "",
+             halo      ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
+             : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
+                       : "",
              sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
              : best.split > 1                 ? "y by direct stores (split-K partials)"
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
@@ -818,8 +889,12 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
 
 /* The kernel instance for (input dtype, BN, epilogue kind, store path). */
 static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc, int pp, int pixn, int bres, int ga,
-                                       int skc, int epi, bool tma_epi)
+                                       int skc, int halo, int epi, bool tma_epi)
 {
+    if (halo) return !(tma_epi && pp && pixn && bres && bn == 64 && !ga && !skc) ? NULL
+                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pxhalo(bm, epi)
+                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pxhalo(bm, epi)
+                                              : NULL;
     if (skc) return !(tma_epi && bm == 128 && bn == 128 && nc == 2 && !pp && !pixn && !bres && !ga) ? NULL
                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_skc(epi)
                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_skc(epi)
@@ -891,7 +966,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const int tma_store = sm90_tma_store_ok(p, cfg->split_k);
     const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
     const sm90_kernel_fn kern = sm90_pick_kernel(p->in_dtype, cfg->bm, bn, cfg->consumers, cfg->pingpong, cfg->pixels_n,
-                                                cfg->b_reuse, cfg->a_gather, cfg->split_cluster, epi, tma_store != 0);
+                                                cfg->b_reuse, cfg->a_gather, cfg->split_cluster, cfg->halo, epi,
+                                                tma_store != 0);
     igemm_status_t rc;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: no kernel for dtype %d, bn %d",
@@ -904,7 +980,20 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     /* a 1x1, stride-1, unpadded conv reads x as the plain matrix A[M, C]: tiled TMA, not im2col */
     /* (gathered A: no map; the producer warps read p->x, the 4-channel copy, themselves) */
     const int ga = cfg->a_gather;
-    const int a_tiled = !ga && sm90_a_is_matrix(p);
+    const int a_tiled = !ga && !cfg->halo && sm90_a_is_matrix(p);
+    if (cfg->halo && (!st->have_x || st->x_key != p->x)) {
+        /* halo rows: x as a 4-D tiled map {C, W, H, N}, a box of one row of bm + 2 pixels (the
+         * tile's pixels and the 3x3 filter's halo; out of the image: zeros) */
+        const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};
+        const uint64_t strides[3] = {(uint64_t)p->c * 2, (uint64_t)(p->w * p->c * 2),
+                                     (uint64_t)(p->h * p->w * p->c * 2)};
+        const uint32_t box[4] = {SM90_BK, (uint32_t)cfg->bm + 2u, 1, 1};
+        st->have_x = 0;
+        rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+        if (rc != IGEMM_STATUS_SUCCESS) return rc;
+        st->x_key = p->x;
+        st->have_x = 1;
+    }
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};
@@ -915,7 +1004,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->x_key = p->x;
         st->have_x = 1;
     }
-    if (!ga && !a_tiled && (!st->have_x || st->x_key != p->x)) {
+    if (!ga && !a_tiled && !cfg->halo && (!st->have_x || st->x_key != p->x)) {
         int64_t lo_w, lo_h, up_w, up_h;
         sm90_corners(p, &lo_w, &lo_h, &up_w, &up_h);
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};

@@ -142,11 +142,13 @@ typedef struct igemm_sm90_args {
 template <int DT, int BN>
 static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(BN == 64 || BN == 80 || BN == 96 || BN == 128 || BN == 208 || BN == 256, "no wgmma form for BN");
+    static_assert(BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
+                  "no wgmma form for BN");
     if constexpr (DT == IGEMM_DTYPE_BF16) {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 208) ptx_wgmma_m64n208k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 128) ptx_wgmma_m64n128k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 112) ptx_wgmma_m64n112k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_bf16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_bf16_ss(acc, da, db, scale_d);
@@ -154,6 +156,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 208) ptx_wgmma_m64n208k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 128) ptx_wgmma_m64n128k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 112) ptx_wgmma_m64n112k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
@@ -746,7 +749,7 @@ static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false,
-          bool GA = false, bool SKC = false>
+          bool GA = false, bool SKC = false, bool HALO = false>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -765,9 +768,19 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                   "128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
     static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && !GA && TMA_EPI),
                   "split-in-cluster instances: 128 x 128 cooperative tiles (two 64-row consumers), TMA stores");
+    /* halo rows (HALO): a 3x3, stride-1, pad-1 conv of 64 channels, tiles of TP pixels of one
+     * image row; a stage holds one input row of the tile with its halo (TP + 2 pixels x 64
+     * channels, zero-filled past the image by the TMA), and the taps (r, 0..2) read it as the
+     * wgmma B operand shifted by 0, 1, 2 pixel rows (128 B each: any row start works with the
+     * 128B swizzle and descriptor base offset 0, tools/wgmma_shift_probe.cu). 3 stages per tile
+     * instead of 9 im2col k-blocks; the 9 filter taps resident (BRES). */
+    static_assert(!HALO || (PP && BRES && TP > 0 && BN == 64 && !GA && !SKC),
+                  "halo-row instances: pixels-as-N ping-pong, filter resident, 64 channels");
     /* split in cluster: the bytes of one consumer's fp32 partial chunk (64 x 64), sent to the partner */
     constexpr uint32_t SKC_BYTES = 64u * SM90_EPI_COLS * 4u;
-    constexpr uint32_t A_STAGE = TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
+    constexpr uint32_t HALO_BYTES = (uint32_t)(TP + 2) * 128u; /* one halo row: TP + 2 pixels x 128 B */
+    constexpr uint32_t A_STAGE = HALO ? (HALO_BYTES + 1023u) & ~1023u /* the swizzle repeat */
+                                 : TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
@@ -802,7 +815,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
     /* thread 0 issues the first unit's first stages at set-up (not with filter multicast, which
      * needs the partner's barriers, nor with the gathered A, which the whole warpgroup builds) */
-    const bool early = !GA && (SKC || CM == 1);
+    const bool early = !GA && !HALO && (SKC || CM == 1);
 
     if (threadIdx.x == 0) {
         SM90_PROBE(true, 0);
@@ -910,6 +923,28 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 int nb, h0, w0;
                 sm90_box_origin(a, m0, nb, h0, w0);
                 SM90_PROBE(leader && j == 0, 14);
+                if constexpr (HALO) {
+                    /* the tile's 3 input rows with their halo (w0 = q0 - 1, h0 = p0 - 1), and
+                     * with the first tile the filter taps (r, 0..2) into their resident slots */
+                    for (int r = 0; r < 3; r++) {
+                        const uint32_t fb = full_bar + 8u * stage;
+                        ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
+                        if (leader) {
+                            ptx_mbarrier_arrive_expect_tx(fb, HALO_BYTES + (load_b ? 3u * B_STAGE_BYTES : 0u));
+                            ptx_cp_async_bulk_tensor_4d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb, 0, w0,
+                                                             h0 + r, nb);
+                            if (load_b)
+                                for (int s = 0; s < 3; s++)
+                                    ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(3 * r + s) * B_STAGE_BYTES,
+                                                                     &tmap_w, fb, 0, s, r, n0);
+                        }
+                        if (++stage == S) {
+                            stage = 0;
+                            phase ^= 1u;
+                        }
+                    }
+                    continue;
+                }
                 /* the first unit's first k-blocks (SM90_EARLY_STAGES) left from thread 0 at set-up */
                 int kbs = kb0;
                 if (early && j == 0) {
@@ -1009,7 +1044,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
         if (SKC) sm90_skc_range(a, rank, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
-        const int nk = kb1 - kb0; /* >= 1 (configure() keeps every split non-empty) */
+        const int nk = HALO ? 3 : kb1 - kb0; /* stages of the tile: k-blocks (>= 1: configure() keeps every
+                                                 split non-empty), or halo rows */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
         if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
             const int adv = stage + nk + nres;
@@ -1062,7 +1098,16 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
-            if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
+            if constexpr (HALO) { /* halo row `it`: taps (it, s) read it shifted by s pixel rows */
+#pragma unroll
+                for (int s = 0; s < 3; s++) {
+                    const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)(3 * it + s) * B_STAGE_BYTES);
+                    const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE + 128u * s);
+#pragma unroll
+                    for (int kk = 0; kk < SM90_BK / 16; kk++)
+                        sm90_wgmma<DT, TP>(acc[0], df + 2u * kk, dp + 2u * kk, (it > 0 || s > 0 || kk > 0) ? 1 : 0);
+                }
+            } else if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
                 const uint64_t df = wgmma_desc_kmajor_sw128(b_st + (PP ? 0u : 8192u * cw));
                 const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
@@ -1448,6 +1493,8 @@ sm90_kernel_fn igemm_sm90_pick_bf16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_skc(int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
@@ -1521,6 +1568,17 @@ sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
         if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, false, epi); \
         if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, false, epi); \
         return NULL;                                                                                   \
+    }
+
+/* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels, TP = 112: half a
+ * 224-pixel row per tile): a 3x3 stride-1 pad-1 conv's taps along W from one halo row per filter row */
+#define SM90_DEFINE_PICK_PXHALO(NAME, DT)                                                              \
+    sm90_kernel_fn NAME(int tp, int epi)                                                               \
+    {                                                                                                  \
+        if (tp != 112) return NULL;                                                                    \
+        return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 112, true, false, false, true> \
+               : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 112, true, false, false, true> \
+                            : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 112, true, false, false, true>; \
     }
 
 /* split-in-cluster instances (128 x 128 cooperative tiles, 2 consumers, TMA stores): the two
