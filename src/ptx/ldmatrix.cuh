@@ -36,4 +36,13 @@ static __device__ __forceinline__ void ldmatrix_sync_aligned_m8n8_x4_trans_b16(u
                  : "r"(smem_addr));
 }
 
+/* ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16: two 8x8 matrices (lanes 0-7 and 8-15 give
+ * their row addresses), each read transposed as in the .x4 form. */
+static __device__ __forceinline__ void ldmatrix_sync_aligned_m8n8_x2_trans_b16(uint32_t r[2], uint32_t smem_addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(smem_addr));
+}
+
 #endif /* IGEMM_PTX_LDMATRIX_CUH */

@@ -30,4 +30,12 @@ static __device__ __forceinline__ void stmatrix_sync_aligned_m8n8_x4_trans_b16(u
                  : "memory");
 }
 
+/* stmatrix.sync.aligned.m8n8.x2.trans.shared.b16: two 8x8 matrices (lanes 0-7 and 8-15 give
+ * the addresses of their transposes' rows), each stored transposed as in the .x4 form. */
+static __device__ __forceinline__ void stmatrix_sync_aligned_m8n8_x2_trans_b16(uint32_t smem_addr, uint32_t r0, uint32_t r1)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1,%2};\n" ::"r"(smem_addr), "r"(r0), "r"(r1)
+                 : "memory");
+}
+
 #endif /* IGEMM_PTX_STMATRIX_CUH */

@@ -281,6 +281,27 @@ static __device__ __forceinline__ void ptx_wgmma_m64n96k16_f32_bf16_ss(float *d,
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
+/* wgmma.mma_async.sync.aligned.m64n56k16.f32.bf16.bf16: d[0..27] (+)= A(64x16, smem desc_a,
+ * K-major) x B(56x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 56 is
+ * the pixel-tile width of the halo-row instances on 56-pixel image rows. */
+static __device__ __forceinline__ void ptx_wgmma_m64n56k16_f32_bf16_ss(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %30, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n56k16.f32.bf16.bf16 "
+                 "{"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27"
+                 "}, %28, %29, p, 1, 1, 0, 0;\n"
+                 "}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
 /* wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16: d[0..55] (+)= A(64x16, smem desc_a,
  * K-major) x B(112x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 112 is
  * the pixel-tile width of the halo-row instances (half a 224-pixel image row). */
@@ -386,6 +407,27 @@ static __device__ __forceinline__ void ptx_wgmma_m64n96k16_f32_f16_ss(float *d, 
                    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
                    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
                    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+/* wgmma.mma_async.sync.aligned.m64n56k16.f32.f16.f16: d[0..27] (+)= A(64x16, smem desc_a,
+ * K-major) x B(56x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 56 is
+ * the pixel-tile width of the halo-row instances on 56-pixel image rows. */
+static __device__ __forceinline__ void ptx_wgmma_m64n56k16_f32_f16_ss(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %30, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n56k16.f32.f16.f16 "
+                 "{"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27"
+                 "}, %28, %29, p, 1, 1, 0, 0;\n"
+                 "}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 

@@ -688,8 +688,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     }
     /* Halo rows (HALO instances, conv2d_fprop_{bf16,f16}_pxhalo.cu): in place of that 128-pixel
      * plan on 3x3, stride-1, undilated convs of 64 input channels whose output rows split into
-     * tiles of TP = 112 pixels, each tile loads its 3 input rows with a one-pixel halo (one tiled
-     * TMA box of 114 pixels each, zero fill past the image) instead of 9 im2col boxes, and the
+     * tiles of TP = 112 (or else 56) pixels, each tile loads its 3 input rows with a one-pixel
+     * halo (one tiled TMA box of TP + 2 pixels each, zero fill past the image) instead of 9 im2col
+     * boxes, and the
      * three taps of a filter row read the same row shifted by 0, 1, 2 pixels (wgmma B descriptors
      * 128 B apart: tools/wgmma_shift_probe.cu). A ring stage then carries 3 k-blocks of MMA work,
      * and the operand bytes from L2 per tile drop from 9 x 16 KB to 3 x 14.6 KB: vgg_3x3_64's
@@ -703,15 +704,17 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
         const int ok = fh != 0 && !(fbr_s && atoi(fbr_s) == 0) && best.tp == 128 && best.pp && best.bn == 64 &&
                        N <= 64 && p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
-                       p->dil_w == 1 && p->c == SM90_BK && p->q % 112 == 0 && (fh == 1 || (M + 111) / 112 > sms);
+                       p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
+        const int tp = p->q % 112 == 0 ? 112 : 56; /* a row or half a row per tile */
         /* with a residual, two staging boxes per consumer (the next tile's residual lands while
          * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
          * otherwise. IGEMM_SM90_RES_SLOTS=1|2 forces the count. */
         const int es = fes == 1 || fes == 2 ? fes : p->has_residual ? 2 : 1;
-        const int st = ok ? sm90_stages_halo(112, es, k_iters, dev->smem_optin_per_block) : 0;
+        const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
+        const int st = ok && many ? sm90_stages_halo(tp, es, k_iters, dev->smem_optin_per_block) : 0;
         if (st >= 4) {
             halo = 1;
-            best = sm90_pick(1, 64, 2, 1, st, es, 1, 112);
+            best = sm90_pick(1, 64, 2, 1, st, es, 1, tp);
         }
     }
     /* Split in cluster (SKC instances): a 2-CTA cluster per 128 x 128 tile, each CTA running half

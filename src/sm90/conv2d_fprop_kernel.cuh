@@ -142,7 +142,7 @@ typedef struct igemm_sm90_args {
 template <int DT, int BN>
 static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
+    static_assert(BN == 56 || BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
                   "no wgmma form for BN");
     if constexpr (DT == IGEMM_DTYPE_BF16) {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_bf16_ss(acc, da, db, scale_d);
@@ -151,6 +151,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 112) ptx_wgmma_m64n112k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_bf16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_bf16_ss(acc, da, db, scale_d);
     } else {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_f16_ss(acc, da, db, scale_d);
@@ -159,6 +160,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 112) ptx_wgmma_m64n112k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 96) ptx_wgmma_m64n96k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
     }
 }
@@ -763,8 +765,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
     static_assert(!GA || (PP && WM == 2 && NC == 2 && TP == 0 && !BRES && TMA_EPI),
                   "gathered-A instances: ping-pong 128-row tiles, TMA stores (one A row per producer thread)");
-    static_assert(TP == 0 || (WM == 1 && NC == 2 && TMA_EPI && TP % 16 == 0 && ((BN == 128 && !PP) || (BN == 64 && PP))),
-                  "pixels-as-N instances: 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks), and either "
+    static_assert(TP == 0 || (WM == 1 && NC == 2 && TMA_EPI && (TP % 16 == 0 || (HALO && TP % 8 == 0)) &&
+                              ((BN == 128 && !PP) || (BN == 64 && PP))),
+                  "pixels-as-N instances: 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks; the halo-row "
+                  "instances also TP = 16 j + 8, the last block alone), and either "
                   "128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
     static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && !GA && TMA_EPI),
                   "split-in-cluster instances: 128 x 128 cooperative tiles (two 64-row consumers), TMA stores");
@@ -1263,6 +1267,39 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                                             sm90_pack2_relu<DT>(v[4], v[5], relu),
                                                             sm90_pack2_relu<DT>(v[6], v[7], relu));
                 }
+                if constexpr (TP % 16 == 8) {
+                    /* the last 8-pixel block alone (TP = 16 j + 8): .x2 forms, matrix m = half h
+                     * (lanes 0-7 and 8-15 address them); v[2h + e] */
+                    constexpr int JL = TP / 8 - 1;
+                    const uint32_t off = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
+                    float *const v = &acc[0][4 * JL];
+                    if (GENERAL) {
+                        v[0] = fmaf(v[0], as0, bi0);
+                        v[1] = fmaf(v[1], as0, bi0);
+                        v[2] = fmaf(v[2], as1, bi1);
+                        v[3] = fmaf(v[3], as1, bi1);
+                        if (has_res) {
+                            uint32_t rr[2];
+                            ldmatrix_sync_aligned_m8n8_x2_trans_b16(rr, rbox + off);
+#pragma unroll
+                            for (int m = 0; m < 2; m++) {
+                                const float2 r2 = sm90_unpack2(DT, rr[m]);
+                                v[2 * m] = fmaf(a.beta, r2.x, v[2 * m]);
+                                v[2 * m + 1] = fmaf(a.beta, r2.y, v[2 * m + 1]);
+                            }
+                        }
+                        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
+#pragma unroll
+                            for (int e = 0; e < 4; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+                        }
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 4; e++) v[e] *= a.alpha;
+                    }
+                    const bool relu = GENERAL && a.act == IGEMM_ACT_RELU;
+                    stmatrix_sync_aligned_m8n8_x2_trans_b16(box + off, sm90_pack2_relu<DT>(v[0], v[1], relu),
+                                                            sm90_pack2_relu<DT>(v[2], v[3], relu));
+                }
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
                 if (tid == 0) {
@@ -1570,15 +1607,20 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int epi);
         return NULL;                                                                                   \
     }
 
-/* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels, TP = 112: half a
- * 224-pixel row per tile): a 3x3 stride-1 pad-1 conv's taps along W from one halo row per filter row */
+/* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels, TP = 112 or 56: tiles
+ * of one image row): a 3x3 stride-1 pad-1 conv's taps along W from one halo row per filter row */
 #define SM90_DEFINE_PICK_PXHALO(NAME, DT)                                                              \
     sm90_kernel_fn NAME(int tp, int epi)                                                               \
     {                                                                                                  \
-        if (tp != 112) return NULL;                                                                    \
-        return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 112, true, false, false, true> \
-               : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 112, true, false, false, true> \
-                            : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 112, true, false, false, true>; \
+        if (tp == 112)                                                                                 \
+            return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 112, true, false, false, true> \
+                   : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 112, true, false, false, true> \
+                                : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 112, true, false, false, true>; \
+        if (tp == 56)                                                                                  \
+            return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 56, true, false, false, true> \
+                   : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 56, true, false, false, true> \
+                                : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 56, true, false, false, true>; \
+        return NULL;                                                                                   \
     }
 
 /* split-in-cluster instances (128 x 128 cooperative tiles, 2 consumers, TMA stores): the two
