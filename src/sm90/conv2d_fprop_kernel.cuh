@@ -527,6 +527,58 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
     }
 }
 
+/* Pixels-as-N epilogue of NB = 2 (or 1) 8-pixel blocks of this thread's two channels (h = 0, 1):
+ * v[4q + 2h + e] is pixel block q, channel half h. The linear part (as/bi: the channels'
+ * alpha*scale and bias; alpha alone without GENERAL), + beta * the residual read from rbox by
+ * ldmatrix .trans (has_res), an out-of-line activation (ReLU goes on the packed pairs), then
+ * stmatrix .trans to box (.x4 for two blocks, .x2 for one: lanes 0-15 address it). Matrix m
+ * of the .x4 forms is (h = m & 1, block m >> 1). */
+template <int DT, int NB, bool GENERAL, bool ACT_ANY>
+static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t &a, float *v, uint32_t box,
+                                                        uint32_t rbox, bool has_res, float as0, float bi0, float as1,
+                                                        float bi1)
+{
+    static_assert(NB == 1 || NB == 2, "one or two 8-pixel blocks");
+    if (GENERAL) {
+#pragma unroll
+        for (int q = 0; q < NB; q++) {
+            v[4 * q] = fmaf(v[4 * q], as0, bi0);
+            v[4 * q + 1] = fmaf(v[4 * q + 1], as0, bi0);
+            v[4 * q + 2] = fmaf(v[4 * q + 2], as1, bi1);
+            v[4 * q + 3] = fmaf(v[4 * q + 3], as1, bi1);
+        }
+        if (has_res) {
+            uint32_t rr[2 * NB];
+            if constexpr (NB == 2) ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox);
+            else ldmatrix_sync_aligned_m8n8_x2_trans_b16(rr, rbox);
+#pragma unroll
+            for (int m = 0; m < 2 * NB; m++) {
+                const float2 r2 = sm90_unpack2(DT, rr[m]);
+                const int j = 4 * (m >> 1) + 2 * (m & 1);
+                v[j] = fmaf(a.beta, r2.x, v[j]);
+                v[j + 1] = fmaf(a.beta, r2.y, v[j + 1]);
+            }
+        }
+        /* ReLU: on the packed pairs below */
+        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
+#pragma unroll
+            for (int e = 0; e < 4 * NB; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4 * NB; e++) v[e] *= a.alpha;
+    }
+    const bool relu = GENERAL && a.act == IGEMM_ACT_RELU;
+    if constexpr (NB == 2)
+        stmatrix_sync_aligned_m8n8_x4_trans_b16(box, sm90_pack2_relu<DT>(v[0], v[1], relu),
+                                                sm90_pack2_relu<DT>(v[2], v[3], relu),
+                                                sm90_pack2_relu<DT>(v[4], v[5], relu),
+                                                sm90_pack2_relu<DT>(v[6], v[7], relu));
+    else
+        stmatrix_sync_aligned_m8n8_x2_trans_b16(box, sm90_pack2_relu<DT>(v[0], v[1], relu),
+                                                sm90_pack2_relu<DT>(v[2], v[3], relu));
+}
+
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
  * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
@@ -1232,73 +1284,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                 for (int jp = 0; jp < TP / 16; jp++) {
                     const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
-                    float *const v = &acc[0][8 * jp]; /* v[4q + 2h + e]: pixel block 2jp + q, half h */
-                    if (GENERAL) {
-#pragma unroll
-                        for (int q = 0; q < 2; q++) {
-                            v[4 * q] = fmaf(v[4 * q], as0, bi0);
-                            v[4 * q + 1] = fmaf(v[4 * q + 1], as0, bi0);
-                            v[4 * q + 2] = fmaf(v[4 * q + 2], as1, bi1);
-                            v[4 * q + 3] = fmaf(v[4 * q + 3], as1, bi1);
-                        }
-                        if (has_res) {
-                            uint32_t rr[4]; /* matrix m = (h = m & 1, q = m >> 1) */
-                            ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox + off);
-#pragma unroll
-                            for (int m = 0; m < 4; m++) {
-                                const float2 r2 = sm90_unpack2(DT, rr[m]);
-                                const int j = 4 * (m >> 1) + 2 * (m & 1);
-                                v[j] = fmaf(a.beta, r2.x, v[j]);
-                                v[j + 1] = fmaf(a.beta, r2.y, v[j + 1]);
-                            }
-                        }
-                        /* ReLU: on the packed pairs below */
-                        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
-#pragma unroll
-                            for (int e = 0; e < 8; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
-                        }
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 8; e++) v[e] *= a.alpha;
-                    }
-                    const bool relu = GENERAL && a.act == IGEMM_ACT_RELU;
-                    stmatrix_sync_aligned_m8n8_x4_trans_b16(box + off, sm90_pack2_relu<DT>(v[0], v[1], relu),
-                                                            sm90_pack2_relu<DT>(v[2], v[3], relu),
-                                                            sm90_pack2_relu<DT>(v[4], v[5], relu),
-                                                            sm90_pack2_relu<DT>(v[6], v[7], relu));
+                    /* v[4q + 2h + e]: pixel block 2jp + q, half h */
+                    sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &acc[0][8 * jp], box + off, rbox + off, has_res, as0,
+                                                              bi0, as1, bi1);
                 }
-                if constexpr (TP % 16 == 8) {
-                    /* the last 8-pixel block alone (TP = 16 j + 8): .x2 forms, matrix m = half h
-                     * (lanes 0-7 and 8-15 address them); v[2h + e] */
+                if constexpr (TP % 16 == 8) { /* the last 8-pixel block alone (TP = 16 j + 8; lanes 0-15) */
                     constexpr int JL = TP / 8 - 1;
                     const uint32_t off = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
-                    float *const v = &acc[0][4 * JL];
-                    if (GENERAL) {
-                        v[0] = fmaf(v[0], as0, bi0);
-                        v[1] = fmaf(v[1], as0, bi0);
-                        v[2] = fmaf(v[2], as1, bi1);
-                        v[3] = fmaf(v[3], as1, bi1);
-                        if (has_res) {
-                            uint32_t rr[2];
-                            ldmatrix_sync_aligned_m8n8_x2_trans_b16(rr, rbox + off);
-#pragma unroll
-                            for (int m = 0; m < 2; m++) {
-                                const float2 r2 = sm90_unpack2(DT, rr[m]);
-                                v[2 * m] = fmaf(a.beta, r2.x, v[2 * m]);
-                                v[2 * m + 1] = fmaf(a.beta, r2.y, v[2 * m + 1]);
-                            }
-                        }
-                        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
-#pragma unroll
-                            for (int e = 0; e < 4; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
-                        }
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 4; e++) v[e] *= a.alpha;
-                    }
-                    const bool relu = GENERAL && a.act == IGEMM_ACT_RELU;
-                    stmatrix_sync_aligned_m8n8_x2_trans_b16(box + off, sm90_pack2_relu<DT>(v[0], v[1], relu),
-                                                            sm90_pack2_relu<DT>(v[2], v[3], relu));
+                    sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &acc[0][4 * JL], box + off, rbox + off, has_res, as0,
+                                                              bi0, as1, bi1);
                 }
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
