@@ -708,8 +708,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
         const int tp = p->q % 112 == 0 ? 112 : 56; /* a row or half a row per tile */
         /* with a residual, two staging boxes per consumer (the next tile's residual lands while
          * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
-         * otherwise. IGEMM_SM90_RES_SLOTS=1|2 forces the count. */
-        const int es = fes == 1 || fes == 2 ? fes : p->has_residual ? 2 : 1;
+         * otherwise. IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
+        const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual ? 2 : 1;
         const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
         const int st = ok && many ? sm90_stages_halo(tp, es, k_iters, dev->smem_optin_per_block) : 0;
         if (st >= 4) {
