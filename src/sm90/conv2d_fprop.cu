@@ -87,9 +87,9 @@
  *   the epilogue ring (mode 1; the residual producer loads chunk r only).
  *
  * HALO ROWS (pxhalo instances, conv2d_fprop_{bf16,f16}_pxhalo.cu; 3x3, stride 1, undilated,
- *   64 input channels, output rows a multiple of TP = 112 pixels; IGEMM_SM90_HALO=0|1)
+ *   64 input channels, output rows a multiple of 56 pixels; IGEMM_SM90_HALO=0|1)
  *   A pixels-as-N ping-pong plan with the filter resident whose tiles are TP pixels of one output
- *   row. Im2col would load each tile 9 times (one box per tap); instead the producer loads, per
+ *   row (TP = 112 where the rows split into 112s, else 56). Im2col would load each tile 9 times (one box per tap); instead the producer loads, per
  *   filter row r, the tile's input row with a one-pixel halo: a 4-D tiled TMA box {64 channels,
  *   TP + 2 pixels, 1 row, 1 image} at (0, q0 - pad_left, p0 - pad_top + r, n), zero-filled past
  *   the image (the padding). Taps (r, 0..2) read that stage as the wgmma B operand (N = TP)
@@ -249,35 +249,16 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
 /* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A ring, B ring
  * (or with bres > 0 that many resident filter slots), nc x epi_slots epilogue boxes (64 x 64
  * 16-bit, or with pixels as N (pixn) BM pixel rows x 64 channels), full/empty barriers per
- * stage, nc x 6 x 2 residual barriers and 2 ping-pong order barriers. */
+ * stage, nc x 6 x 2 residual barriers and 2 ping-pong order barriers. pixn = 2: halo rows, an A
+ * stage of SM90_HALO_STAGE_BYTES(BM) (one input row of the tile with its halo). */
 static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres)
 {
     const size_t ebox = pixn ? (size_t)bm * 128 : (size_t)SM90_EPI_BUF_BYTES;
-    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * (size_t)bm * SM90_BK * 2 +
+    const size_t a_stage = pixn == 2 ? (size_t)SM90_HALO_STAGE_BYTES(bm) : (size_t)bm * SM90_BK * 2;
+    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * a_stage +
            (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
            (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
            16; /* 2 ping-pong order barriers */
-}
-
-/* Halo-row plans (TP pixels of one image row per tile, 64 channels, ping-pong, the 9 filter taps
- * resident): a ring stage is one input row with its halo, TP + 2 rows of 128 B, rounded up to the
- * 1024 B swizzle repeat (the kernel's A_STAGE). */
-static size_t sm90_halo_stage_bytes(int tp)
-{
-    return ((size_t)(tp + 2) * 128 + 1023) & ~(size_t)1023;
-}
-
-static size_t sm90_smem_bytes_halo(int tp, int stages, int epi_slots, int taps)
-{
-    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * sm90_halo_stage_bytes(tp) + (size_t)taps * 64 * SM90_BK * 2 +
-           (size_t)2 * epi_slots * tp * 128 + (size_t)stages * 16 + (size_t)16 * 2 * SM90_MAX_EPI_SLOTS + 16;
-}
-
-static int sm90_stages_halo(int tp, int epi_slots, int taps, int smem_optin)
-{
-    int s = SM90_MAX_STAGES;
-    while (s >= 2 && sm90_smem_bytes_halo(tp, s, epi_slots, taps) > (size_t)smem_optin) s--;
-    return s;
 }
 
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
@@ -288,7 +269,7 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
 }
 
 /* Stages of a filter-resident plan (bres = k_iters filter slots beside the A ring; pixn as in
- * sm90_smem_bytes). */
+ * sm90_smem_bytes, 2 for halo rows). */
 static int sm90_stages_bres(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
 {
     int s = SM90_MAX_STAGES;
@@ -493,6 +474,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     const int fnc = fnc_s ? atoi(fnc_s) : 0;
     const int fbn = fbn_s ? atoi(fbn_s) : 0, fwm = fwm_s ? atoi(fwm_s) : 0, fsp = fsp_s ? atoi(fsp_s) : 0;
     const int fes = fes_s ? atoi(fes_s) : 0;
+    const char *fbr_s = getenv("IGEMM_SM90_BREUSE"); /* filter-resident plans: 0 off, 1 forced (below) */
+    const int fbr = fbr_s ? atoi(fbr_s) : -1;
     const char *fcl_s = getenv("IGEMM_SM90_CLUSTER");
     const int fcl = fcl_s && (atoi(fcl_s) == 1 || atoi(fcl_s) == 2) ? atoi(fcl_s) : 0;
     /* ping-pong: TMA stores, no split-K, no cluster; IGEMM_SM90_PINGPONG=1 forces it where it
@@ -690,9 +673,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * plan on 3x3, stride-1, undilated convs of 64 input channels whose output rows split into
      * tiles of TP = 112 (or else 56) pixels, each tile loads its 3 input rows with a one-pixel
      * halo (one tiled TMA box of TP + 2 pixels each, zero fill past the image) instead of 9 im2col
-     * boxes, and the
-     * three taps of a filter row read the same row shifted by 0, 1, 2 pixels (wgmma B descriptors
-     * 128 B apart: tools/wgmma_shift_probe.cu). A ring stage then carries 3 k-blocks of MMA work,
+     * boxes, and the three taps of a filter row read the same row shifted by 0, 1, 2 pixels
+     * (wgmma B descriptors 128 B apart: tools/wgmma_shift_probe.cu). A ring stage then carries 3 k-blocks of MMA work,
      * and the operand bytes from L2 per tile drop from 9 x 16 KB to 3 x 14.6 KB: vgg_3x3_64's
      * 7-stage ring was latency-bound (each stage fewer, 5-12% slower: docs/perf.md S14). The
      * filter taps resident (one N-tile: N <= 64), several tiles per CTA. IGEMM_SM90_HALO=0 turns
@@ -701,8 +683,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     {
         const char *fh_s = getenv("IGEMM_SM90_HALO");
         const int fh = fh_s ? atoi(fh_s) : -1;
-        const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
-        const int ok = fh != 0 && !(fbr_s && atoi(fbr_s) == 0) && best.tp == 128 && best.pp && best.bn == 64 &&
+        const int ok = fh != 0 && fbr != 0 && best.tp == 128 && best.pp && best.bn == 64 &&
                        N <= 64 && p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
                        p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
         const int tp = p->q % 112 == 0 ? 112 : 56; /* a row or half a row per tile */
@@ -711,7 +692,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
          * otherwise. IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
         const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual ? 2 : 1;
         const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
-        const int st = ok && many ? sm90_stages_halo(tp, es, k_iters, dev->smem_optin_per_block) : 0;
+        const int st = ok && many ? sm90_stages_bres(tp, 64, 2, es, 2, k_iters, dev->smem_optin_per_block) : 0;
         if (st >= 4) {
             halo = 1;
             best = sm90_pick(1, 64, 2, 1, st, es, 1, tp);
@@ -788,8 +769,6 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * forces it on ping-pong plans wherever it fits (2+ stages, grid >= N-tiles). */
     int best_br = 0;
     {
-        const char *fbr_s = getenv("IGEMM_SM90_BREUSE");
-        const int fbr = fbr_s ? atoi(fbr_s) : -1;
         const int64_t grid_u = units < max_clusters ? units : max_clusters;
         const int64_t tiles_n = (N + best.bn - 1) / best.bn;
         const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
@@ -861,8 +840,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = halo ? sm90_smem_bytes_halo(bm, best.stages, best.es, k_iters)
-                           : sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, best.tp > 0, best_br ? k_iters : 0);
+    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 2 : best.tp > 0,
+                                      best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,

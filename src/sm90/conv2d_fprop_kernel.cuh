@@ -53,6 +53,9 @@
  * the set-up's end moved from 0.51 to 1.25 us (docs/perf.md S13-3). */
 #define SM90_EARLY_STAGES 2
 #define SM90_MAX_WORKSPACE ((size_t)256 << 20)
+/* halo-row instances: a ring stage holds one input row of a TP-pixel tile with its one-pixel halo
+ * (TP + 2 rows of 128 B), rounded up to the 1024 B swizzle repeat */
+#define SM90_HALO_STAGE_BYTES(tp) (((uint32_t)((tp) + 2) * 128u + 1023u) & ~1023u)
 
 /* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__).
  * All pixel and tile indices are 32-bit: supports() requires M = n*p*q < 2^31 - 512. */
@@ -835,7 +838,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     /* split in cluster: the bytes of one consumer's fp32 partial chunk (64 x 64), sent to the partner */
     constexpr uint32_t SKC_BYTES = 64u * SM90_EPI_COLS * 4u;
     constexpr uint32_t HALO_BYTES = (uint32_t)(TP + 2) * 128u; /* one halo row: TP + 2 pixels x 128 B */
-    constexpr uint32_t A_STAGE = HALO ? (HALO_BYTES + 1023u) & ~1023u /* the swizzle repeat */
+    constexpr uint32_t A_STAGE = HALO ? SM90_HALO_STAGE_BYTES(TP)
                                  : TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
