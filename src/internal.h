@@ -76,7 +76,8 @@ typedef struct igemm_kernel_config {
     int pixels_n;          /* sm90: tile of bm pixels x 128 channels (x 64 with pingpong), pixels as the wgmma N */
     int b_reuse;           /* sm90: filter tiles resident (k-block slots), loaded when the N-tile changes */
     int halo;              /* sm90: halo rows (3x3 stride 1, 64 channels): a tile's input rows loaded once
-                              with their halo, the taps along W read from them shifted */
+                              with their halo, the taps along W read from them shifted; 1: tiles of
+                              one image row, 2: of two whole rows */
     int fold_rows;         /* sm90 fold path: filter rows F folded into each x' pixel (fixed at plan time) */
     int a_gather;          /* sm90 stem path (c <= 4): A gathered by the producer warps from a 4-channel
                               copy of x (fold_rows = filter rows per k-block); set by the fold family

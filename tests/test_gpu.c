@@ -877,11 +877,12 @@ TEST(gpu_sm90_split_cluster)
 }
 
 /* Halo-row plans (IGEMM_SM90_HALO, the pxhalo instances: 3x3 stride-1 convs of 64 channels,
- * tiles of 112 or 56 pixels of one image row, each filter row's three taps read from one input row
- * loaded with its halo, shifted by 0, 1, 2 pixels). Image edges (zero halo from the TMA's out-of-
- * bounds fill, top/bottom and left/right), one-row images, asymmetric padding, an N tail, three
- * tiles per row, every epilogue kind, bf16 and fp16, on small grids (several tiles per CTA, the
- * consumers in turn): on matches the reference and itself bit for bit; off (the 128-pixel plan)
+ * tiles of 112 or 56 pixels of one image row, or of two whole 56-pixel rows, each filter row's
+ * three taps read from one input row loaded with its halo, shifted by 0, 1, 2 pixels). Image edges
+ * (zero halo from the TMA's out-of-bounds fill, top/bottom and left/right), one-row images,
+ * asymmetric padding, an N tail, three tiles per row, every epilogue kind, bf16 and fp16, on small
+ * grids (several tiles per CTA, the consumers in turn): on matches the reference and itself bit for
+ * bit (two-row tiles: the one-row plan of the same problem, bit for bit); off (the 128-pixel plan)
  * matches the reference. */
 TEST(gpu_sm90_halo_rows)
 {
@@ -899,8 +900,13 @@ TEST(gpu_sm90_halo_rows)
         {shape(1, 5, 336, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=5"},   /* asymmetric padding (below) */
         {shape(2, 9, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},    /* 56-pixel rows: TP = 56 */
         {shape(1, 3, 168, 64, 48, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"}, /* 3 x 56 per row, N tail */
+        {shape(2, 8, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},    /* two-row tiles (p even) */
+        {shape(1, 2, 56, 64, 40, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=1"},  /* one two-row tile, N tail */
+        {shape(3, 4, 56, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"},
+        {shape(1, 6, 56, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=2"},    /* asymmetric padding (below) */
     };
     cases[4].d.pad_top = 0, cases[4].d.pad_bottom = 2, cases[4].d.pad_left = 0, cases[4].d.pad_right = 2;
+    cases[10].d.pad_top = 2, cases[10].d.pad_bottom = 0, cases[10].d.pad_left = 2, cases[10].d.pad_right = 0;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     trng_t g = {test_seed(0x6606)};
     int ran = 0;
@@ -912,11 +918,15 @@ TEST(gpu_sm90_halo_rows)
                 problem_free(&pb);
                 return;
             }
-            /* the 128-pixel ping-pong plan it replaces, forced on these small problems */
-            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, NULL};
-            const char *const on[2] = {"IGEMM_SM90_HALO=1", "IGEMM_SM90_HALO=1"};
-            const char *want_on[] = {"halo rows", cases[ci].d.w % 112 == 0 ? "tile 112x64x64" : "tile 56x64x64", NULL};
-            const char *const *const want[2] = {want_on, want_on};
+            /* the 128-pixel ping-pong plan it replaces, forced on these small problems; output rows
+             * of 56 pixels in pairs: two-row tiles, against the one-row plan */
+            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, "IGEMM_SM90_HALO=1", NULL};
+            const int two = cases[ci].d.w == 56 && cases[ci].d.h % 2 == 0;
+            const char *const on[2] = {"IGEMM_SM90_HALO_ROWS=2", two ? "IGEMM_SM90_HALO_ROWS=1" : "IGEMM_SM90_HALO_ROWS=2"};
+            const char *want_on[] = {"halo rows", cases[ci].d.w % 112 == 0 || two ? "tile 112x64x64" : "tile 56x64x64",
+                                     two ? "two 56-pixel rows" : "!two 56-pixel rows", NULL};
+            const char *want_one[] = {"halo rows", "tile 56x64x64", "!two 56-pixel rows", NULL};
+            const char *const *const want[2] = {want_on, two ? want_one : want_on};
             int ok = run_sm90_both_ways(&pb, env, on, want, "sm90 halo rows", "halo-row runs differ");
             const char *off_env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid,
                                      "IGEMM_SM90_HALO=0", NULL};

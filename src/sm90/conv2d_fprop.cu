@@ -250,11 +250,14 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
  * (or with bres > 0 that many resident filter slots), nc x epi_slots epilogue boxes (64 x 64
  * 16-bit, or with pixels as N (pixn) BM pixel rows x 64 channels), full/empty barriers per
  * stage, nc x 6 x 2 residual barriers and 2 ping-pong order barriers. pixn = 2: halo rows, an A
- * stage of SM90_HALO_STAGE_BYTES(BM) (one input row of the tile with its halo). */
+ * stage of SM90_HALO_STAGE_BYTES(BM) (one input row of the tile with its halo); 3: two-row halo
+ * tiles, SM90_HALO_STAGE_BYTES(BM / 2) (one input row of BM / 2 + 2 pixels). */
 static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres)
 {
     const size_t ebox = pixn ? (size_t)bm * 128 : (size_t)SM90_EPI_BUF_BYTES;
-    const size_t a_stage = pixn == 2 ? (size_t)SM90_HALO_STAGE_BYTES(bm) : (size_t)bm * SM90_BK * 2;
+    const size_t a_stage = pixn == 2   ? (size_t)SM90_HALO_STAGE_BYTES(bm)
+                           : pixn == 3 ? (size_t)SM90_HALO_STAGE_BYTES(bm / 2) /* two-row halo tiles */
+                                       : (size_t)bm * SM90_BK * 2;
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * a_stage +
            (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
            (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
@@ -269,10 +272,10 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
 }
 
 /* Stages of a filter-resident plan (bres = k_iters filter slots beside the A ring; pixn as in
- * sm90_smem_bytes, 2 for halo rows). */
+ * sm90_smem_bytes, 2 or 3 for halo rows: up to SM90_MAX_STAGES_HALO). */
 static int sm90_stages_bres(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
 {
-    int s = SM90_MAX_STAGES;
+    int s = pixn >= 2 ? SM90_MAX_STAGES_HALO : SM90_MAX_STAGES;
     while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
     return s;
 }
@@ -445,6 +448,7 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_SKC=0|1 turns the split-in-cluster plans off / forces them where they apply;
  *   IGEMM_SM90_HALO=0|1 turns the halo-row plans off / drops their several-tiles condition;
+ *   IGEMM_SM90_HALO_ROWS=1 keeps their tiles to one image row;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
@@ -677,24 +681,30 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
      * (wgmma B descriptors 128 B apart: tools/wgmma_shift_probe.cu). A ring stage then carries 3 k-blocks of MMA work,
      * and the operand bytes from L2 per tile drop from 9 x 16 KB to 3 x 14.6 KB: vgg_3x3_64's
      * 7-stage ring was latency-bound (each stage fewer, 5-12% slower: docs/perf.md S14). The
-     * filter taps resident (one N-tile: N <= 64), several tiles per CTA. IGEMM_SM90_HALO=0 turns
-     * it off, =1 drops the several-tiles condition (tests). */
+     * filter taps resident (one N-tile: N <= 64), several tiles per CTA.
+     * Where the output rows are 56 pixels (q == 56) and come in pairs (p even), a tile is two whole
+     * rows (112 pixels, consecutive in M): 4 input-row stages per 112 pixels instead of 3 per 56,
+     * and half the epilogues (per pixel, the 56-pixel tiles ran 1.5x slower than vgg_3x3_64's
+     * 112-pixel ones: docs/perf.md S15-3). IGEMM_SM90_HALO=0 turns halo rows off, =1 drops the
+     * several-tiles condition (tests); IGEMM_SM90_HALO_ROWS=1 keeps one-row tiles. */
     int halo = 0;
     {
         const char *fh_s = getenv("IGEMM_SM90_HALO");
         const int fh = fh_s ? atoi(fh_s) : -1;
+        const char *fhr_s = getenv("IGEMM_SM90_HALO_ROWS");
         const int ok = fh != 0 && fbr != 0 && best.tp == 128 && best.pp && best.bn == 64 &&
                        N <= 64 && p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
                        p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
-        const int tp = p->q % 112 == 0 ? 112 : 56; /* a row or half a row per tile */
+        const int rows = p->q == 56 && p->p % 2 == 0 && !(fhr_s && atoi(fhr_s) == 1) ? 2 : 1;
+        const int tp = rows == 2 || p->q % 112 == 0 ? 112 : 56; /* two rows, a row or half a row per tile */
         /* with a residual, two staging boxes per consumer (the next tile's residual lands while
          * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
          * otherwise. IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
         const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual ? 2 : 1;
         const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
-        const int st = ok && many ? sm90_stages_bres(tp, 64, 2, es, 2, k_iters, dev->smem_optin_per_block) : 0;
+        const int st = ok && many ? sm90_stages_bres(tp, 64, 2, es, 1 + rows, k_iters, dev->smem_optin_per_block) : 0;
         if (st >= 4) {
-            halo = 1;
+            halo = rows;
             best = sm90_pick(1, 64, 2, 1, st, es, 1, tp);
         }
     }
@@ -840,7 +850,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
                                  : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
     }
-    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 2 : best.tp > 0,
+    cfg->smem_bytes = sm90_smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 1 + halo : best.tp > 0,
                                       best_br ? k_iters : 0);
     cfg->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
@@ -853,7 +863,8 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
-             halo      ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
+             halo == 2 ? ", filter resident, halo rows (tiles of two 56-pixel rows, 4 row loads per tile; the taps along W read them shifted)"
+             : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",
              sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
@@ -874,8 +885,8 @@ static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc,
                                        int skc, int halo, int epi, bool tma_epi)
 {
     if (halo) return !(tma_epi && pp && pixn && bres && bn == 64 && !ga && !skc) ? NULL
-                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pxhalo(bm, epi)
-                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pxhalo(bm, epi)
+                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pxhalo(bm, halo, epi)
+                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pxhalo(bm, halo, epi)
                                               : NULL;
     if (skc) return !(tma_epi && bm == 128 && bn == 128 && nc == 2 && !pp && !pixn && !bres && !ga) ? NULL
                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_skc(epi)
@@ -965,11 +976,12 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
     const int a_tiled = !ga && !cfg->halo && sm90_a_is_matrix(p);
     if (cfg->halo && (!st->have_x || st->x_key != p->x)) {
         /* halo rows: x as a 4-D tiled map {C, W, H, N}, a box of one row of bm + 2 pixels (the
-         * tile's pixels and the 3x3 filter's halo; out of the image: zeros) */
+         * tile's pixels and the 3x3 filter's halo; out of the image: zeros), or with two-row
+         * tiles bm / 2 + 2 */
         const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};
         const uint64_t strides[3] = {(uint64_t)p->c * 2, (uint64_t)(p->w * p->c * 2),
                                      (uint64_t)(p->h * p->w * p->c * 2)};
-        const uint32_t box[4] = {SM90_BK, (uint32_t)cfg->bm + 2u, 1, 1};
+        const uint32_t box[4] = {SM90_BK, (uint32_t)(cfg->halo == 2 ? cfg->bm / 2 : cfg->bm) + 2u, 1, 1};
         st->have_x = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;

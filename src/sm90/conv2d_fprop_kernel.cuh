@@ -43,6 +43,9 @@
 #define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
 #define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
 #define SM90_MAX_STAGES 8
+/* halo-row plans: their stages are small (one input row: 8 KB for 56-pixel rows), so up to 16
+ * (docs/perf.md S15-2) */
+#define SM90_MAX_STAGES_HALO 16
 #define SM90_CONSUMER_ARRIVALS(NC) (4 * (NC)) /* empty barrier: lane 0 of each consumer warp */
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
@@ -806,7 +809,7 @@ static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false,
-          bool GA = false, bool SKC = false, bool HALO = false>
+          bool GA = false, bool SKC = false, bool HALO = false, int HROWS = 1>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -835,10 +838,18 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * instead of 9 im2col k-blocks; the 9 filter taps resident (BRES). */
     static_assert(!HALO || (PP && BRES && TP > 0 && BN == 64 && !GA && !SKC),
                   "halo-row instances: pixels-as-N ping-pong, filter resident, 64 channels");
+    /* HROWS = 2: a tile is two whole output rows of HW = TP / 2 pixels (consecutive in M, so the
+     * epilogue is the TP-pixel one). Its 4 input rows (HW + 2 pixels each) are one stage each;
+     * output row o takes filter row r from input row o + r, each (o, tap) one m64nHWk16 into
+     * accumulator columns HW*o .. (the m64nHWk16 fragments of the two rows side by side are the
+     * m64nTPk16 fragment) */
+    static_assert(HROWS == 1 || (HALO && HROWS == 2 && TP % 16 == 0), "two-row halo tiles: HALO, TP = 2 x a multiple of 8");
+    constexpr int HW = TP / HROWS;     /* halo instances: output pixels per row of the tile */
+    constexpr int HSTAGES = HROWS + 2; /* halo instances: input rows (stages) per tile */
     /* split in cluster: the bytes of one consumer's fp32 partial chunk (64 x 64), sent to the partner */
     constexpr uint32_t SKC_BYTES = 64u * SM90_EPI_COLS * 4u;
-    constexpr uint32_t HALO_BYTES = (uint32_t)(TP + 2) * 128u; /* one halo row: TP + 2 pixels x 128 B */
-    constexpr uint32_t A_STAGE = HALO ? SM90_HALO_STAGE_BYTES(TP)
+    constexpr uint32_t HALO_BYTES = (uint32_t)(HW + 2) * 128u; /* one halo row: HW + 2 pixels x 128 B */
+    constexpr uint32_t A_STAGE = HALO ? SM90_HALO_STAGE_BYTES(HW)
                                  : TP > 0 ? (uint32_t)TP * SM90_BK * 2 : 64u * WM * TILE_WG * SM90_BK * 2;
     constexpr uint32_t EBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES; /* staging box bytes */
     constexpr int ACCN = TP > 0 ? TP : BN; /* accumulator columns (wgmma N) */
@@ -983,16 +994,18 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 sm90_box_origin(a, m0, nb, h0, w0);
                 SM90_PROBE(leader && j == 0, 14);
                 if constexpr (HALO) {
-                    /* the tile's 3 input rows with their halo (w0 = q0 - 1, h0 = p0 - 1), and
-                     * with the first tile the filter taps (r, 0..2) into their resident slots */
-                    for (int r = 0; r < 3; r++) {
+                    /* the tile's HROWS + 2 input rows with their halo (w0 = q0 - 1, h0 = p0 - 1),
+                     * and with the first tile the filter taps (r, 0..2) into their resident slots
+                     * along with input row r */
+                    for (int r = 0; r < HSTAGES; r++) {
                         const uint32_t fb = full_bar + 8u * stage;
                         ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
+                        const bool taps = load_b && r < 3;
                         if (leader) {
-                            ptx_mbarrier_arrive_expect_tx(fb, HALO_BYTES + (load_b ? 3u * B_STAGE_BYTES : 0u));
+                            ptx_mbarrier_arrive_expect_tx(fb, HALO_BYTES + (taps ? 3u * B_STAGE_BYTES : 0u));
                             ptx_cp_async_bulk_tensor_4d_tile(a_smem + (uint32_t)stage * A_STAGE, &tmap_x, fb, 0, w0,
                                                              h0 + r, nb);
-                            if (load_b)
+                            if (taps)
                                 for (int s = 0; s < 3; s++)
                                     ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(3 * r + s) * B_STAGE_BYTES,
                                                                      &tmap_w, fb, 0, s, r, n0);
@@ -1103,8 +1116,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
         if (SKC) sm90_skc_range(a, rank, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
-        const int nk = HALO ? 3 : kb1 - kb0; /* stages of the tile: k-blocks (>= 1: configure() keeps every
-                                                 split non-empty), or halo rows */
+        const int nk = HALO ? HSTAGES : kb1 - kb0; /* stages of the tile: k-blocks (>= 1: configure() keeps
+                                                       every split non-empty), or halo rows */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
         if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
             const int adv = stage + nk + nres;
@@ -1145,6 +1158,45 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 
         /* mainloop: stage `stage` holds k-block kb0 + it */
         int prev = 0;
+        if constexpr (HALO) {
+            /* halo rows: HSTAGES input rows, unrolled, so that which accumulator and filter row an
+             * input row of a two-row tile feeds is known at compile time (a run-time branch around a
+             * wgmma serialises every wgmma of the kernel, ptxas C7520). The stage handling is the
+             * k-block loop's below. */
+#pragma unroll
+            for (int it = 0; it < HSTAGES; it++) {
+                ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
+                SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
+#pragma unroll
+                for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[0][j]);
+                ptx_wgmma_fence();
+                /* input row `it`: output row o takes filter row it - o from it, tap s shifted by s pixel rows */
+#pragma unroll
+                for (int o = 0; o < HROWS; o++) {
+                    const int r = it - o;
+                    if (r < 0 || r > 2) continue;
+#pragma unroll
+                    for (int s = 0; s < 3; s++) {
+                        const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)(3 * r + s) * B_STAGE_BYTES);
+                        const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE + 128u * s);
+#pragma unroll
+                        for (int kk = 0; kk < SM90_BK / 16; kk++)
+                            sm90_wgmma<DT, HW>(&acc[0][(HW / 2) * o], df + 2u * kk, dp + 2u * kk,
+                                               (r > 0 || s > 0 || kk > 0) ? 1 : 0);
+                    }
+                }
+                ptx_wgmma_commit_group();
+                ptx_wgmma_wait_group<1>(); /* the previous row's MMAs are done with their stage */
+#pragma unroll
+                for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[0][j]);
+                if (it > 0) sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
+                prev = stage;
+                if (++stage == S) {
+                    stage = 0;
+                    phase ^= 1u;
+                }
+            }
+        } else
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
             SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
@@ -1157,16 +1209,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
             ptx_wgmma_fence();
-            if constexpr (HALO) { /* halo row `it`: taps (it, s) read it shifted by s pixel rows */
-#pragma unroll
-                for (int s = 0; s < 3; s++) {
-                    const uint64_t df = wgmma_desc_kmajor_sw128(b_smem + (uint32_t)(3 * it + s) * B_STAGE_BYTES);
-                    const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE + 128u * s);
-#pragma unroll
-                    for (int kk = 0; kk < SM90_BK / 16; kk++)
-                        sm90_wgmma<DT, TP>(acc[0], df + 2u * kk, dp + 2u * kk, (it > 0 || s > 0 || kk > 0) ? 1 : 0);
-                }
-            } else if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
+            if constexpr (TP > 0) { /* channels x pixels: filter rows 64*cw .. as wgmma A, the TP pixels as B */
                 const uint64_t df = wgmma_desc_kmajor_sw128(b_st + (PP ? 0u : 8192u * cw));
                 const uint64_t dp = wgmma_desc_kmajor_sw128(a_smem + (uint32_t)stage * A_STAGE);
 #pragma unroll
@@ -1527,8 +1570,8 @@ sm90_kernel_fn igemm_sm90_pick_bf16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_skc(int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
-sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int epi);
-sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int rows, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
@@ -1604,19 +1647,19 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int epi);
         return NULL;                                                                                   \
     }
 
-/* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels, TP = 112 or 56: tiles
- * of one image row): a 3x3 stride-1 pad-1 conv's taps along W from one halo row per filter row */
+/* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels; tiles of TP = 112 or
+ * 56 pixels of one image row, or of two whole 56-pixel rows): a 3x3 stride-1 conv's taps along W
+ * from one halo row per input row */
+#define SM90_PXHALO(DT, TP, ROWS, epi)                                                                 \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, TP, true, false, false, true, ROWS> \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, TP, true, false, false, true, ROWS> \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, TP, true, false, false, true, ROWS>)
 #define SM90_DEFINE_PICK_PXHALO(NAME, DT)                                                              \
-    sm90_kernel_fn NAME(int tp, int epi)                                                               \
+    sm90_kernel_fn NAME(int tp, int rows, int epi)                                                     \
     {                                                                                                  \
-        if (tp == 112)                                                                                 \
-            return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 112, true, false, false, true> \
-                   : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 112, true, false, false, true> \
-                                : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 112, true, false, false, true>; \
-        if (tp == 56)                                                                                  \
-            return (epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, 56, true, false, false, true> \
-                   : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, 56, true, false, false, true> \
-                                : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, 56, true, false, false, true>; \
+        if (tp == 112 && rows == 1) return SM90_PXHALO(DT, 112, 1, epi);                               \
+        if (tp == 56 && rows == 1) return SM90_PXHALO(DT, 56, 1, epi);                                 \
+        if (tp == 112 && rows == 2) return SM90_PXHALO(DT, 112, 2, epi); /* two 56-pixel rows */        \
         return NULL;                                                                                   \
     }
 
