@@ -83,7 +83,7 @@ stage_sanitize() {
   # and split in cluster (IGEMM_SM90_SKC=1: 2-CTA clusters on one tile's two K halves, partials by st.async;
   # stride 2, M and N tails); then halo rows (IGEMM_SM90_HALO=1: 112-pixel row tiles, each input row
   # loaded once with its halo, the taps along W read it shifted) on a 3-CTA grid, and the same with
-  # tiles of two 56-pixel rows (4 input rows per tile, 16 stages)
+  # tiles of two 56-pixel rows (4 input rows per tile)
   for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr256_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
       unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO

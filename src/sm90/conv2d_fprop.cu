@@ -272,10 +272,10 @@ static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin
 }
 
 /* Stages of a filter-resident plan (bres = k_iters filter slots beside the A ring; pixn as in
- * sm90_smem_bytes, 2 or 3 for halo rows: up to SM90_MAX_STAGES_HALO). */
+ * sm90_smem_bytes, 2 or 3 for halo rows). */
 static int sm90_stages_bres(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
 {
-    int s = pixn >= 2 ? SM90_MAX_STAGES_HALO : SM90_MAX_STAGES;
+    int s = SM90_MAX_STAGES;
     while (s >= 2 && sm90_smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
     return s;
 }

@@ -42,10 +42,9 @@
 #define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
 #define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
 #define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
+/* operand-ring stages at most: also for the halo-row plans, whose 8 KB stages would allow 15
+ * (r50_l1_3x3_64: 8 measured best, 9-16 1-3% slower, docs/perf.md S15-2) */
 #define SM90_MAX_STAGES 8
-/* halo-row plans: their stages are small (one input row: 8 KB for 56-pixel rows), so up to 16
- * (docs/perf.md S15-2) */
-#define SM90_MAX_STAGES_HALO 16
 #define SM90_CONSUMER_ARRIVALS(NC) (4 * (NC)) /* empty barrier: lane 0 of each consumer warp */
 #define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
