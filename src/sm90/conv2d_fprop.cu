@@ -99,6 +99,11 @@
  *   9 k-blocks take 3 stages. The epilogue is the pixels-as-N ping-pong one (TP x 64 staging
  *   boxes, TMA stores of y and loads of the residual with boxes of TP pixel rows); fused plans
  *   get 2 boxes per consumer. docs/perf.md S14: vgg_3x3_64 1.40x faster plain, 1.16x fused.
+ *   Two-row tiles (56-pixel output rows in pairs, q == 56, p even; HROWS = 2): a tile is two whole
+ *   rows, 112 pixels consecutive in M (so the same epilogue and boxes); its 4 input rows are one
+ *   stage each, and output row o takes filter row r from input row o + r (one m64n56k16 per row,
+ *   tap and k16 step, into that row's half of the 112-column accumulator). docs/perf.md S15-3:
+ *   r50_l1_3x3_64 1.09x faster plain, 1.12x fused.
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
