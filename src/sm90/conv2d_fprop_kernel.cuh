@@ -532,16 +532,28 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
     }
 }
 
+/* The residual of sm90_pixn_blocks' NB = 2 (or 1) 8-pixel blocks: ldmatrix .trans from rbox
+ * (.x4, or .x2 with lanes 0-15 addressing) into rr[0 .. 2NB). Issued for all of a tile's blocks
+ * before the first block's arithmetic, so that their shared-memory latency overlaps (one block
+ * pair at a time, each unpack waited on its own load: docs/perf.md S15-8). */
+template <int NB>
+static __device__ __forceinline__ void sm90_pixn_residual(uint32_t *rr, uint32_t rbox)
+{
+    static_assert(NB == 1 || NB == 2, "one or two 8-pixel blocks");
+    if constexpr (NB == 2) ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox);
+    else ldmatrix_sync_aligned_m8n8_x2_trans_b16(rr, rbox);
+}
+
 /* Pixels-as-N epilogue of NB = 2 (or 1) 8-pixel blocks of this thread's two channels (h = 0, 1):
  * v[4q + 2h + e] is pixel block q, channel half h. The linear part (as/bi: the channels'
- * alpha*scale and bias; alpha alone without GENERAL), + beta * the residual read from rbox by
- * ldmatrix .trans (has_res), an out-of-line activation (ReLU goes on the packed pairs), then
+ * alpha*scale and bias; alpha alone without GENERAL), + beta * the residual rr (has_res: loaded
+ * by sm90_pixn_residual), an out-of-line activation (ReLU goes on the packed pairs), then
  * stmatrix .trans to box (.x4 for two blocks, .x2 for one: lanes 0-15 address it). Matrix m
  * of the .x4 forms is (h = m & 1, block m >> 1). */
 template <int DT, int NB, bool GENERAL, bool ACT_ANY>
 static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t &a, float *v, uint32_t box,
-                                                        uint32_t rbox, bool has_res, float as0, float bi0, float as1,
-                                                        float bi1)
+                                                        const uint32_t *rr, bool has_res, float as0, float bi0,
+                                                        float as1, float bi1)
 {
     static_assert(NB == 1 || NB == 2, "one or two 8-pixel blocks");
     if (GENERAL) {
@@ -553,9 +565,6 @@ static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t 
             v[4 * q + 3] = fmaf(v[4 * q + 3], as1, bi1);
         }
         if (has_res) {
-            uint32_t rr[2 * NB];
-            if constexpr (NB == 2) ldmatrix_sync_aligned_m8n8_x4_trans_b16(rr, rbox);
-            else ldmatrix_sync_aligned_m8n8_x2_trans_b16(rr, rbox);
 #pragma unroll
             for (int m = 0; m < 2 * NB; m++) {
                 const float2 r2 = sm90_unpack2(DT, rr[m]);
@@ -1326,19 +1335,28 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 const uint32_t rbox = box_res ? box : a_smem + (uint32_t)((rstage + rch) % S) * A_STAGE;
                 const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
                 const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
+                constexpr int JL = TP / 8 - 1; /* TP = 16 j + 8: the last 8-pixel block alone (lanes 0-15) */
+                const uint32_t off_tail = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
+                /* the tile's residual first, every block pair's ldmatrix in flight at once (each
+                 * warp reads and then overwrites only its own 16 channels of the box) */
+                uint32_t rres[TP / 16 + 1][4];
+                if (GENERAL && has_res) {
+#pragma unroll
+                    for (int jp = 0; jp < TP / 16; jp++)
+                        sm90_pixn_residual<2>(rres[jp], rbox + (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u +
+                                                            chunk);
+                    if constexpr (TP % 16 == 8) sm90_pixn_residual<1>(rres[TP / 16], rbox + off_tail);
+                }
 #pragma unroll
                 for (int jp = 0; jp < TP / 16; jp++) {
                     const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
                     /* v[4q + 2h + e]: pixel block 2jp + q, half h */
-                    sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &acc[0][8 * jp], box + off, rbox + off, has_res, as0,
+                    sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &acc[0][8 * jp], box + off, rres[jp], has_res, as0,
                                                               bi0, as1, bi1);
                 }
-                if constexpr (TP % 16 == 8) { /* the last 8-pixel block alone (TP = 16 j + 8; lanes 0-15) */
-                    constexpr int JL = TP / 8 - 1;
-                    const uint32_t off = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
-                    sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &acc[0][4 * JL], box + off, rbox + off, has_res, as0,
-                                                              bi0, as1, bi1);
-                }
+                if constexpr (TP % 16 == 8)
+                    sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &acc[0][4 * JL], box + off_tail, rres[TP / 16], has_res,
+                                                              as0, bi0, as1, bi1);
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
                 if (tid == 0) {
