@@ -1396,6 +1396,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
              * up front where the registers allow (RES_HOIST), else block by block, the stage
              * released after the last block's read */
             constexpr bool RES_HOIST = WM == 1 || BN <= 64;
+            constexpr bool RES_EARLY = WM * BN <= 128; /* epilogue-ring residual read at its slot's wait */
             uint32_t rres[WM][16];
             const int rpos = rstage + ch;
             const uint32_t rst = (uint32_t)(rpos % S);
@@ -1428,6 +1429,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 if (TMA_EPI) {
                     if (res_ring) { /* the residual landed (so the slot's last store has read it) */
                         ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
+                        /* read now, so the loads' latency overlaps the linear pass, where the
+                         * registers allow (64 x 128 accumulators per consumer or fewer; with 128 x
+                         * 128 the 16 registers spilled; docs/perf.md S15-9) */
+                        if (RES_EARLY && !partial && nres == 0) {
+#pragma unroll
+                            for (int jp = 0; jp < 4; jp++)
+                                ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp], box + (lane_box ^ (jp << 5)));
+                        }
                     } else { /* the store ES = 2 chunks ago has read this box */
                         if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
                         ptx_bar_sync(1 + cw, 128);
@@ -1458,9 +1467,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                           (res_ring 1) or the operand-ring stage (2); each warp
                                           reads (and in the slot later overwrites) only its 16 rows */
                             if (nres == 0) {
+                                if (!(RES_EARLY && res_ring)) /* (else read at the slot's wait above) */
 #pragma unroll
-                                for (int jp = 0; jp < 4; jp++)
-                                    ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp], box + (lane_box ^ (jp << 5)));
+                                    for (int jp = 0; jp < 4; jp++)
+                                        ldmatrix_sync_aligned_m8n8_x4_b16(&rres[i][4 * jp], box + (lane_box ^ (jp << 5)));
                             } else if (!RES_HOIST) {
 #pragma unroll
                                 for (int jp = 0; jp < 4; jp++)
