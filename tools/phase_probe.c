@@ -10,7 +10,8 @@
  *   PROBE_NOFLUSH=1 leaves L2 warm (the kernel's code and operands stay there between runs)
  * Each of ITERS runs follows a 96 MB memset (L2 flushed) and is timed with CUDA events; the
  * median of every phase is printed: entry -> barriers set up -> first TMA issued (producer) ->
- * first stage landed (consumer 0) -> mainloop done -> epilogue done -> stores read (exit), in
+ * first stage landed (consumer 0) -> mainloop done -> consumer 0's first epilogue: residual
+ * ready, values in shared memory, visible to the TMA -> epilogue done -> stores read (exit), in
  * microseconds from CTA 0's first instruction (clock64 at the device's clock rate), and CTA 0's
  * %globaltimer span against the event-timed launch.
  */
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
     float *bias = NULL;
     CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
     CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
-    long long *probe = NULL, hp[16];
+    long long *probe = NULL, hp[24];
     CK(cudaMalloc((void **)&probe, sizeof hp));
     igemm_sm90_probe_set(probe);
     void *flush = NULL;
@@ -75,10 +76,11 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e1));
     static const char *const names[] = {"tensormaps prefetched", "barriers initialised", "fence.mbarrier_init", "barriers set up",
                                         "griddepcontrol.wait", "producer: setmaxnreg", "producer: unit decoded", "first TMA issued",
-                                        "first stage landed", "mainloop done", "epilogue issued",
+                                        "first stage landed", "mainloop done", "epi: residual ready",
+                                        "epi: values in smem", "epi: smem visible", "epilogue issued",
                                         "stores read (exit)"};
-    static const int slot[] = {12, 10, 11, 2, 3, 13, 14, 4, 5, 6, 7, 8};
-    enum { NPH = 12 };
+    static const int slot[] = {12, 10, 11, 2, 3, 13, 14, 4, 5, 6, 15, 16, 17, 7, 8};
+    enum { NPH = 15 };
     double ph[NPH][ITERS], ev[ITERS], gt[ITERS];
     for (int it = -5; it < ITERS; it++) {
         CK(cudaMemsetAsync(probe, 0, sizeof hp, 0));

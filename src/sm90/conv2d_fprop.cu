@@ -945,7 +945,7 @@ static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const vo
 
 #ifdef IGEMM_SM90_PHASE_PROBE
 /* Diagnostics build only (tools/phase_probe.c): where CTA 0 of the next launches records its
- * phase clocks (a device buffer of 16 long longs; NULL: none). */
+ * phase clocks (a device buffer of 24 long longs; NULL: none). */
 static long long *g_sm90_probe;
 extern "C" IGEMM_API void igemm_sm90_probe_set(long long *dev_buf)
 {

@@ -1340,6 +1340,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 /* the tile's residual first, every block pair's ldmatrix in flight at once (each
                  * warp reads and then overwrites only its own 16 channels of the box) */
                 uint32_t rres[TP / 16 + 1][4];
+                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 15);
                 if (GENERAL && has_res) {
 #pragma unroll
                     for (int jp = 0; jp < TP / 16; jp++)
@@ -1357,8 +1358,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 if constexpr (TP % 16 == 8)
                     sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &acc[0][4 * JL], box + off_tail, rres[TP / 16], has_res,
                                                               as0, bi0, as1, bi1);
+                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 16);
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
+                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 17);
                 if (tid == 0) {
                     ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, (int32_t)cbase, m0);
                     ptx_cp_async_bulk_commit_group();
@@ -1442,6 +1445,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         ptx_bar_sync(1 + cw, 128);
                     }
                 }
+                SM90_PROBE(cw == 0 && tid == 0 && j == 0 && ch == 0 && i == 0, 15);
                 if (!partial) {
                     /* pass 1: linear part */
 #pragma unroll
@@ -1533,8 +1537,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                                           sm90_pack2_relu<DT>(v[8 * jp + 2], v[8 * jp + 3], relu),
                                                           sm90_pack2_relu<DT>(v[8 * jp + 4], v[8 * jp + 5], relu),
                                                           sm90_pack2_relu<DT>(v[8 * jp + 6], v[8 * jp + 7], relu));
+                    SM90_PROBE(cw == 0 && tid == 0 && j == 0, 16); /* (the last chunk's) */
                     ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                     ptx_bar_sync(1 + cw, 128);
+                    SM90_PROBE(cw == 0 && tid == 0 && j == 0, 17);
                     if (tid == 0) {
                         ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
                         ptx_cp_async_bulk_commit_group();
