@@ -939,6 +939,54 @@ TEST(gpu_sm90_halo_rows)
     CHECK_MSG(ran == 3 * ncases, "halo rows ran on %d of %d problems", ran, 3 * ncases);
 }
 
+/* Halo-row plans with three consumers taking the tiles in turn (IGEMM_SM90_HALO_NC=3: each
+ * epilogue runs under the two other consumers' mainloops) against the two-consumer ping-pong of
+ * the same plan: both match the reference and each other bit for bit (the same MMAs and epilogue
+ * per tile). Small grids so every consumer takes several tiles and the turn wraps round; one
+ * tile alone; 112-pixel half rows, three tiles per row, two-row tiles of 56-pixel rows; an N
+ * tail; asymmetric padding; the residual with one and with two staging boxes per consumer;
+ * every epilogue kind, bf16 and fp16. */
+TEST(gpu_sm90_halo_rotate)
+{
+    SKIP_WITHOUT_GPU();
+    if (skip_unless_sm90()) return;
+    const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
+    struct {
+        igemm_conv2d_desc_t d;
+        const char *grid, *slots;
+    } cases[] = {
+        {shape(2, 6, 224, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},    /* 8 tiles per CTA */
+        {shape(1, 1, 112, 64, 40, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=1", NULL},    /* one tile, N tail */
+        {shape(3, 3, 336, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=4", NULL},  /* 3 tiles per row */
+        {shape(2, 8, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},     /* two-row tiles */
+        {shape(1, 5, 224, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=2", NULL},    /* asymmetric padding */
+        {shape(2, 4, 224, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2", "IGEMM_SM90_RES_SLOTS=2"},
+    };
+    cases[4].d.pad_top = 0, cases[4].d.pad_bottom = 2, cases[4].d.pad_left = 2, cases[4].d.pad_right = 0;
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    trng_t g = {test_seed(0x6706)};
+    int ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
+                problem_free(&pb);
+                return;
+            }
+            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, "IGEMM_SM90_HALO=1",
+                                 cases[ci].slots, NULL};
+            const char *const knob[2] = {"IGEMM_SM90_HALO_NC=3", "IGEMM_SM90_HALO_NC=2"};
+            const char *want3[] = {"halo rows", "tile 112x64x64", "3 consumer warpgroups", NULL};
+            const char *want2[] = {"halo rows", "tile 112x64x64", "2 consumer warpgroups", NULL};
+            const char *const *const want[2] = {want3, want2};
+            ran += run_sm90_both_ways(&pb, env, knob, want, "sm90 halo rotate", "3-consumer and 2-consumer runs differ");
+            problem_free(&pb);
+        }
+    }
+    CHECK_MSG(ran == 3 * ncases, "halo rows in turn ran on %d of %d problems", ran, 3 * ncases);
+}
+
 /* Filter-resident ping-pong plans (IGEMM_SM90_BREUSE, the BRES instances): each CTA keeps one
  * N-tile, loads its filter slots once and walks M-tiles. Small grids make every CTA take
  * several tiles, with N-tiles of unequal CTA counts (grid % N-tiles != 0). 128 x 64 and

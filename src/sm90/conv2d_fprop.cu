@@ -104,12 +104,17 @@
  *   stage each, and output row o takes filter row r from input row o + r (one m64n56k16 per row,
  *   tap and k16 step, into that row's half of the 112-column accumulator). docs/perf.md S15-3:
  *   r50_l1_3x3_64 1.09x faster plain, 1.12x fused.
+ *   Fused (with a residual) 112-pixel plans run three consumer warpgroups that take the tiles in
+ *   turn (consumer j % 3 takes the CTA's tile j; each waits on its order barrier for the one
+ *   before it to pass its mainloop, as the two of the ping-pong do): each epilogue then has two
+ *   other mainloops to finish under. 152 registers per consumer, one staging box each.
+ *   docs/perf.md S16-4: fused vgg_3x3_64 1.07x faster, r50_l1_3x3_64 1.04x.
  *
  * SHARED MEMORY (dynamic; base rounded up to 1024 B, the 128B-swizzle repeat)
  *   A ring   S x 128*WM x 128 B   (64 channels per row, 128B-swizzled, K-major)
  *   B ring   S x BN x 128 B       (BN rows x 128 B, 128B-swizzled, K-major); filter-resident
  *            plans: k_iters slots of BN x 128 B instead, one per k-block of the tile
- *   epilogue ring  2 consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled; with pixels
+ *   epilogue ring  NC consumers x ES boxes of 64 x 64 16-bit (8 KB, 128B-swizzled; with pixels
  *            as N, TP x 64): ES = 2 (store double buffer; 1 on one-wave pixels-as-N plans) or,
  *            with residual mode 1, the tile's boxes + 1 or 2 (or 2 where that buys a 4th
  *            stage on a long mainloop: sm90_epi_slots); a mode-1 slot holds a chunk's
@@ -117,7 +122,7 @@
  *            is stored by TMA and refilled once the store has read it. Residual mode 2 needs
  *            no slots: its chunks ride in the A/B ring (a stage's A part, BM x 128 B)
  *   mbarriers full[S] (count 1 + tx bytes), empty[S] (count 8: lane 0 of each consumer
- *            warp; 16 with a 2x1 cluster), residual full/empty [2][6] (count 1 each)
+ *            warp; 16 with a 2x1 cluster), residual full/empty [NC][6] (count 1 each)
  *   S = 2..8, the most that fit the 227 KB opt-in budget after the epilogue ring.
  *
  * TMA IM2COL COORDINATES (PTX ISA 5.5.4 "im2col mode"; cuTensorMapEncodeIm2col)
@@ -254,7 +259,7 @@ static void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int64_t *l
 /* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A ring, B ring
  * (or with bres > 0 that many resident filter slots), nc x epi_slots epilogue boxes (64 x 64
  * 16-bit, or with pixels as N (pixn) BM pixel rows x 64 channels), full/empty barriers per
- * stage, nc x 6 x 2 residual barriers and 2 ping-pong order barriers. pixn = 2: halo rows, an A
+ * stage, nc x 6 x 2 residual barriers and nc ping-pong order barriers. pixn = 2: halo rows, an A
  * stage of SM90_HALO_STAGE_BYTES(BM) (one input row of the tile with its halo); 3: two-row halo
  * tiles, SM90_HALO_STAGE_BYTES(BM / 2) (one input row of BM / 2 + 2 pixels). */
 static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres)
@@ -266,7 +271,7 @@ static size_t sm90_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots,
     return (size_t)SM90_ALIGN_SLACK + (size_t)stages * a_stage +
            (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
            (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
-           16; /* 2 ping-pong order barriers */
+           (size_t)8 * nc; /* ping-pong order barriers */
 }
 
 static int sm90_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
@@ -702,15 +707,26 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
                        p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
         const int rows = p->q == 56 && p->p % 2 == 0 && !(fhr_s && atoi(fhr_s) == 1) ? 2 : 1;
         const int tp = rows == 2 || p->q % 112 == 0 ? 112 : 56; /* two rows, a row or half a row per tile */
-        /* with a residual, two staging boxes per consumer (the next tile's residual lands while
+        /* With a residual (112-pixel tiles), three consumers taking the tiles in turn: with two in
+         * ping-pong the fused epilogue (its residual reads and output writes competing with the
+         * other consumer's wgmma for shared memory: 0.9-1.5 us against a 1.0-1.2 us mainloop,
+         * per-tile trace of vgg_3x3_64, docs/perf.md S16-3) held back the next mainloop; in turn,
+         * each epilogue runs under two mainloops. Per call on the H200 (S16-4): fused vgg_3x3_64
+         * 0.93x time, r50_l1_3x3_64 0.96x; plain 1.00-1.02x, so two consumers there.
+         * IGEMM_SM90_HALO_NC=2|3 forces the count (3: 112-pixel tiles only). Staging boxes per
+         * consumer: with a residual and two consumers two (the next tile's residual lands while
          * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
-         * otherwise. IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
-        const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual ? 2 : 1;
+         * otherwise (three consumers: the next residual has two mainloops to land; two boxes
+         * were even to 1% slower, S16-4). IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
+        const char *fnc_s = getenv("IGEMM_SM90_HALO_NC");
+        const int fnc = fnc_s ? atoi(fnc_s) : 0;
+        const int nc = tp == 112 && (fnc == 3 || (fnc != 2 && p->has_residual)) ? 3 : 2;
+        const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual && nc == 2 ? 2 : 1;
         const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
-        const int st = ok && many ? sm90_stages_bres(tp, 64, 2, es, 1 + rows, k_iters, dev->smem_optin_per_block) : 0;
+        const int st = ok && many ? sm90_stages_bres(tp, 64, nc, es, 1 + rows, k_iters, dev->smem_optin_per_block) : 0;
         if (st >= 4) {
             halo = rows;
-            best = sm90_pick(1, 64, 2, 1, st, es, 1, tp);
+            best = sm90_pick(1, 64, nc, 1, st, es, 1, tp);
         }
     }
     /* Split in cluster (SKC instances): a 2-CTA cluster per 128 x 128 tile, each CTA running half
@@ -890,8 +906,8 @@ static sm90_kernel_fn sm90_pick_kernel(igemm_dtype_t dt, int bm, int bn, int nc,
                                        int skc, int halo, int epi, bool tma_epi)
 {
     if (halo) return !(tma_epi && pp && pixn && bres && bn == 64 && !ga && !skc) ? NULL
-                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pxhalo(bm, halo, epi)
-                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pxhalo(bm, halo, epi)
+                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_pxhalo(bm, halo, nc, epi)
+                     : dt == IGEMM_DTYPE_F16  ? igemm_sm90_pick_f16_pxhalo(bm, halo, nc, epi)
                                               : NULL;
     if (skc) return !(tma_epi && bm == 128 && bn == 128 && nc == 2 && !pp && !pixn && !bres && !ga) ? NULL
                     : dt == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_skc(epi)

@@ -6,8 +6,9 @@
  * 64 channels, one tiled TMA box, zero fill past the image), and the filter row's three taps read
  * it as the wgmma B operand (m64nTPk16) shifted by 0, 1 and 2 pixel rows: 3 loads per tile
  * instead of 9 im2col loads, and 3 k-blocks of MMA work per stage. Also tiles of two whole 56-pixel
- * rows (4 input rows per 112 pixels, each output row's taps read from input rows o .. o + 2). TMA
- * stores only.
+ * rows (4 input rows per 112 pixels, each output row's taps read from input rows o .. o + 2). Two
+ * consumers in ping-pong, or (fused, 112-pixel tiles) three taking the tiles in turn. TMA stores
+ * only.
  * See conv2d_fprop.cu ("HALO ROWS").
  */
 #include "conv2d_fprop_kernel.cuh"

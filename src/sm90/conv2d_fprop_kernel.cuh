@@ -634,7 +634,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     /* a box: 64 rows x 64 columns, or with pixels as N (ping-pong, BN = 64) the tile's TP pixel rows */
     constexpr int RROWS = TP > 0 ? TP : 64;
     constexpr uint32_t RBOX = TP > 0 ? (uint32_t)TP * 128u : SM90_EPI_BUF_BYTES;
-    static_assert(TP == 0 || (PP && WM == 1 && NC == 2), "pixels-as-N residual boxes: ping-pong instances only");
+    static_assert(TP == 0 || (PP && WM == 1 && (NC == 2 || NC == 3)), "pixels-as-N residual boxes: ping-pong instances only");
 
     /* ------------------------------------------------- residual producer: the residual
      * box of every epilogue chunk, in the consumers' order, into the chunk's ring slot
@@ -643,17 +643,24 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     if (leader) ptx_prefetch_tensormap(tmap_r);
     int slot = 0;
     uint32_t phase = 0;
-    int slot1 = 0; /* ping-pong: consumer 1's ring position (slot/phase: consumer 0's) */
-    uint32_t phase1 = 0;
+    int slot1 = 0, slot2 = 0; /* ping-pong: consumers 1 and 2's ring positions (slot/phase: consumer 0's) */
+    uint32_t phase1 = 0, phase2 = 0;
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
         sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
-        if (PP) { /* the whole tile's boxes go to its consumer's ring, in its order */
-            const int c = j & 1;
-            int sl = c ? slot1 : slot;
-            uint32_t ph = c ? phase1 : phase;
+        if (PP) { /* the whole tile's boxes go to its consumer's ring (consumer j % NC), in its order */
+            const int c = NC == 2 ? (j & 1) : j % NC;
+            int sl;
+            uint32_t ph;
+            if constexpr (NC == 2) {
+                sl = c ? slot1 : slot;
+                ph = c ? phase1 : phase;
+            } else {
+                sl = c == 0 ? slot : c == 1 ? slot1 : slot2;
+                ph = c == 0 ? phase : c == 1 ? phase1 : phase2;
+            }
             for (int ch = 0; ch < NCH; ch++) {
                 if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
                 for (int i = 0; i < WM; i++) {
@@ -671,8 +678,14 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
                     }
                 }
             }
-            if (c) slot1 = sl, phase1 = ph;
-            else slot = sl, phase = ph;
+            if constexpr (NC == 2) {
+                if (c) slot1 = sl, phase1 = ph;
+                else slot = sl, phase = ph;
+            } else {
+                if (c == 0) slot = sl, phase = ph;
+                else if (c == 1) slot1 = sl, phase1 = ph;
+                else slot2 = sl, phase2 = ph;
+            }
         } else {
             for (int ch = 0; ch < NCH; ch++) {
                 if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break;
@@ -831,11 +844,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
     static_assert(!GA || (PP && WM == 2 && NC == 2 && TP == 0 && !BRES && TMA_EPI),
                   "gathered-A instances: ping-pong 128-row tiles, TMA stores (one A row per producer thread)");
-    static_assert(TP == 0 || (WM == 1 && NC == 2 && TMA_EPI && (TP % 16 == 0 || (HALO && TP % 8 == 0)) &&
+    static_assert(TP == 0 || (WM == 1 && (NC == 2 || (HALO && NC == 3)) && TMA_EPI && (TP % 16 == 0 || (HALO && TP % 8 == 0)) &&
                               ((BN == 128 && !PP) || (BN == 64 && PP))),
-                  "pixels-as-N instances: 2 consumers, TP a multiple of 16 (pairs of 8-pixel blocks; the halo-row "
-                  "instances also TP = 16 j + 8, the last block alone), and either "
-                  "128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
+                  "pixels-as-N instances: 2 consumers (the halo-row instances also 3 in turn), TP a multiple of 16 "
+                  "(pairs of 8-pixel blocks; the halo-row instances also TP = 16 j + 8, the last block alone), and "
+                  "either 128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
     static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && !GA && TMA_EPI),
                   "split-in-cluster instances: 128 x 128 cooperative tiles (two 64-row consumers), TMA stores");
     /* halo rows (HALO): a 3x3, stride-1, pad-1 conv of 64 channels, tiles of TP pixels of one
@@ -923,8 +936,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_init(rfull_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
                 ptx_mbarrier_init(rempty_bar + 8u * (uint32_t)(c * SM90_MAX_EPI_SLOTS + i), 1);
             }
-        if (PP) /* consumer c may start a mainloop once the other has passed its previous one */
-            for (int c = 0; c < 2; c++) ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
+        if (PP) /* consumer c may start a mainloop once the one before it has passed its previous one */
+            for (int c = 0; c < NC; c++) ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
         if (SKC) /* (the order barriers' place) consumer c's partner chunk: SKC_BYTES by st.async */
             for (int c = 0; c < NC; c++) {
                 ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
@@ -1127,18 +1140,20 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         const int nk = HALO ? HSTAGES : kb1 - kb0; /* stages of the tile: k-blocks (>= 1: configure() keeps
                                                        every split non-empty), or halo rows */
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
-        if (PP && (j & 1) != cw) { /* the other consumer's tile: skip its nk + nres stages of the ring */
+        /* ping-pong: the consumers take the tiles in turn, tile j to consumer j % NC */
+        if (PP && (NC == 2 ? (j & 1) : j % NC) != cw) { /* another consumer's tile: skip its nk + nres stages */
             const int adv = stage + nk + nres;
             stage = adv % S;
             phase ^= (uint32_t)((adv / S) & 1);
             continue;
         }
         const int row0 = PP ? 0 : 64 * WM * cw; /* this consumer's first row inside the tile */
-        if (PP && (cw == 1 || own > 0)) {
-            /* mainloops in turn: wait until the other consumer has passed every full barrier of
-             * the preceding tile, so that no wait here can alias a stage's earlier phase (one
-             * parity bit tells only adjacent phases apart) */
-            ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)cw, (uint32_t)((cw == 1 ? own : own - 1) & 1));
+        if (PP && ((NC == 2 ? cw == 1 : cw > 0) || own > 0)) {
+            /* mainloops in turn: wait until the consumer before this one has passed every full
+             * barrier of the preceding tile, so that no wait here can alias a stage's earlier
+             * phase (one parity bit tells only adjacent phases apart) */
+            ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)cw,
+                                     (uint32_t)(((NC == 2 ? cw == 1 : cw > 0) ? own : own - 1) & 1));
         }
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
         if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
@@ -1259,7 +1274,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
                 if (++st == S) st = 0;
             }
-            if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(cw ^ 1));
+            if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(NC == 2 ? cw ^ 1 : cw + 1 == NC ? 0 : cw + 1));
             own++;
         }
         ptx_wgmma_wait_group<0>();
@@ -1603,8 +1618,8 @@ sm90_kernel_fn igemm_sm90_pick_bf16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxppbr(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_skc(int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
-sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int rows, int epi);
-sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int epi);
+sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int rows, int nc, int epi);
+sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
 
 /* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
  * the filter-resident and gathered-A instance flags (ping-pong only). */
@@ -1683,16 +1698,24 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int epi);
 /* halo-row instances (pixels as N, ping-pong, filter resident, 64 channels; tiles of TP = 112 or
  * 56 pixels of one image row, or of two whole 56-pixel rows): a 3x3 stride-1 conv's taps along W
  * from one halo row per input row */
-#define SM90_PXHALO(DT, TP, ROWS, epi)                                                                 \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, 2, true, TP, true, false, false, true, ROWS> \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, 2, true, TP, true, false, false, true, ROWS> \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, 2, true, TP, true, false, false, true, ROWS>)
+#define SM90_PXHALO(DT, TP, ROWS, NC, epi)                                                             \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, NC, true, TP, true, false, false, true, ROWS> \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, NC, true, TP, true, false, false, true, ROWS> \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, NC, true, TP, true, false, false, true, ROWS>)
+/* nc: 2 consumers in ping-pong, or 3 taking the tiles in turn (each epilogue then has two other
+ * consumers' mainloops to finish under) */
 #define SM90_DEFINE_PICK_PXHALO(NAME, DT)                                                              \
-    sm90_kernel_fn NAME(int tp, int rows, int epi)                                                     \
+    sm90_kernel_fn NAME(int tp, int rows, int nc, int epi)                                             \
     {                                                                                                  \
-        if (tp == 112 && rows == 1) return SM90_PXHALO(DT, 112, 1, epi);                               \
-        if (tp == 56 && rows == 1) return SM90_PXHALO(DT, 56, 1, epi);                                 \
-        if (tp == 112 && rows == 2) return SM90_PXHALO(DT, 112, 2, epi); /* two 56-pixel rows */        \
+        if (nc == 3) {                                                                                 \
+            if (tp == 112 && rows == 1) return SM90_PXHALO(DT, 112, 1, 3, epi);                        \
+            if (tp == 112 && rows == 2) return SM90_PXHALO(DT, 112, 2, 3, epi);                        \
+            return NULL;                                                                               \
+        }                                                                                              \
+        if (nc != 2) return NULL;                                                                      \
+        if (tp == 112 && rows == 1) return SM90_PXHALO(DT, 112, 1, 2, epi);                            \
+        if (tp == 56 && rows == 1) return SM90_PXHALO(DT, 56, 1, 2, epi);                              \
+        if (tp == 112 && rows == 2) return SM90_PXHALO(DT, 112, 2, 2, epi); /* two 56-pixel rows */    \
         return NULL;                                                                                   \
     }
 
