@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     float *bias = NULL;
     CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
     CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
-    long long *probe = NULL, hp[24];
+    long long *probe = NULL, hp[32 + 8 * 64];
     CK(cudaMalloc((void **)&probe, sizeof hp));
     igemm_sm90_probe_set(probe);
     void *flush = NULL;
@@ -99,6 +99,25 @@ int main(int argc, char **argv)
         ev[it] = 1000.0 * ms;
         gt[it] = (double)(hp[9] - hp[1]) / 1000.0;
         for (int k = 0; k < NPH; k++) ph[k][it] = hp[slot[k]] ? (double)(hp[slot[k]] - hp[0]) / (khz / 1000.0) : -1.0;
+    }
+    if (getenv("TRACE")) { /* the last run's per-tile trace of CTA 0 (us after entry) */
+        static const char *const ev_names[8] = {"A issued", "res issued", "turn", "row0 landed", "ml issued",
+                                                "mma done", "res ready", "store issued"};
+        printf("trace (CTA 0, last run; us after entry):\n  tile");
+        for (int k = 0; k < 8; k++) printf(" %12s", ev_names[k]);
+        printf("\n");
+        for (int j = 0; j < 64; j++) {
+            const long long *t = hp + 32 + 8 * j;
+            int any = 0;
+            for (int k = 0; k < 8; k++) any |= t[k] != 0;
+            if (!any) continue;
+            printf("  %4d", j);
+            for (int k = 0; k < 8; k++) {
+                if (t[k]) printf(" %12.3f", (double)(t[k] - hp[0]) / (khz / 1000.0));
+                else printf(" %12s", "-");
+            }
+            printf("\n");
+        }
     }
     qsort(ev, ITERS, sizeof ev[0], cmp_d);
     qsort(gt, ITERS, sizeof gt[0], cmp_d);

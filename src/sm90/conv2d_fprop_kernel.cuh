@@ -136,9 +136,20 @@ typedef struct igemm_sm90_args {
             a.probe[i] = (long long)t_;                                                                \
         }                                                                                              \
     } while (0)
+/* per-tile trace (diagnostics build only): CTA 0's tile j < SM90_TRACE_TILES, event k, at slot
+ * SM90_TRACE_BASE + SM90_TRACE_EV * j + k (tools/phase_probe.c, TRACE=1) */
+#define SM90_TRACE_BASE 32
+#define SM90_TRACE_TILES 64
+#define SM90_TRACE_EV 8
+#define SM90_TRACE(cond, j, k)                                                                         \
+    do {                                                                                               \
+        if ((cond) && blockIdx.x == 0 && a.probe && (j) < SM90_TRACE_TILES)                            \
+            a.probe[SM90_TRACE_BASE + SM90_TRACE_EV * (j) + (k)] = clock64();                          \
+    } while (0)
 #else
 #define SM90_PROBE(cond, i)
 #define SM90_PROBE_GT(cond, i)
+#define SM90_TRACE(cond, j, k)
 #endif
 
 /* ------------------------------------------------------------------ device code */
@@ -666,6 +677,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
                 for (int i = 0; i < WM; i++) {
                     const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
                     ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
+                    SM90_TRACE(leader && ch == 0 && i == 0, j, 1);
                     if (leader) {
                         ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, RBOX);
                         ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * RBOX, tmap_r,
@@ -1021,6 +1033,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     for (int r = 0; r < HSTAGES; r++) {
                         const uint32_t fb = full_bar + 8u * stage;
                         ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
+                        SM90_TRACE(leader && r == 0, j, 0);
                         const bool taps = load_b && r < 3;
                         if (leader) {
                             ptx_mbarrier_arrive_expect_tx(fb, HALO_BYTES + (taps ? 3u * B_STAGE_BYTES : 0u));
@@ -1051,6 +1064,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 for (int kb = kbs; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
+                    SM90_TRACE(leader && kb == kbs, j, 0);
                     if (leader) {
                         SM90_PROBE(j == 0 && kb == kb0, 4);
                         sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, fb, stage, kb, cb, r,
@@ -1155,6 +1169,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)cw,
                                      (uint32_t)(((NC == 2 ? cw == 1 : cw > 0) ? own : own - 1) & 1));
         }
+        SM90_TRACE(tid == 0, j, 2);
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
         if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
             const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
@@ -1190,6 +1205,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             for (int it = 0; it < HSTAGES; it++) {
                 ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
                 SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
+                SM90_TRACE(tid == 0 && it == 0, j, 3);
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[0][j]);
                 ptx_wgmma_fence();
@@ -1274,10 +1290,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
                 if (++st == S) st = 0;
             }
+            SM90_TRACE(tid == 0, j, 4);
             if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(NC == 2 ? cw ^ 1 : cw + 1 == NC ? 0 : cw + 1));
             own++;
         }
         ptx_wgmma_wait_group<0>();
+        SM90_TRACE(tid == 0, j, 5);
 #pragma unroll
         for (int i = 0; i < WM; i++)
 #pragma unroll
@@ -1336,6 +1354,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 const float as0 = pas0, as1 = pas1, bi0 = pbi0, bi1 = pbi1;
                 if (box_res) { /* the residual landed in the box (after its last store had read it) */
                     ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
+                    SM90_TRACE(tid == 0, j, 6);
                 } else {
                     if (tid == 0) { /* the store ES tiles ago has read this box */
                         if (ES == 1) ptx_cp_async_bulk_wait_group_read<0>();
@@ -1384,6 +1403,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         ptx_cp_async_bulk_wait_group_read<0>();
                         ptx_mbarrier_arrive(my_rempty + 8u * eslot);
                     }
+                    SM90_TRACE(true, j, 7);
                 }
                 if (++eslot == ES) {
                     eslot = 0;
@@ -1556,6 +1576,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                     ptx_bar_sync(1 + cw, 128);
                     SM90_PROBE(cw == 0 && tid == 0 && j == 0, 17);
+                    SM90_TRACE(tid == 0, j, 7); /* (the tile's last chunk's) */
                     if (tid == 0) {
                         ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
                         ptx_cp_async_bulk_commit_group();
