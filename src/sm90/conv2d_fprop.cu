@@ -880,7 +880,7 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
              ga ? "A gathered by cp.async (producer warpgroup)" : halo ? "TMA halo rows" : "TMA im2col", bm, best.bn,
              SM90_BK, best.stages,
-             best.nc, best.wm, best.tp ? "channels, pixels as wgmma N" : "rows", best.pp ? ", ping-pong" : "", best.es,
+             best.nc, best.wm, best.tp ? "channels, pixels as wgmma N" : "rows", best.pp && best.nc == 3 ? ", taking tiles in turn" : best.pp ? ", ping-pong" : "", best.es,
              cfg->res_mode == 2   ? ", residual via operand ring"
              : cfg->res_mode == 1 ? ", residual via staging ring"
                                   : "",
