@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     float *bias = NULL;
     CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
     CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
-    long long *probe = NULL, hp[32 + 8 * 64];
+    long long *probe = NULL, hp[1024 + 2 * 512];
     CK(cudaMalloc((void **)&probe, sizeof hp));
     igemm_sm90_probe_set(probe);
     void *flush = NULL;
@@ -117,6 +117,26 @@ int main(int argc, char **argv)
                 else printf(" %12s", "-");
             }
             printf("\n");
+        }
+    }
+    if (getenv("ALLCTA")) { /* the last run's per-CTA entry and exit (%globaltimer), us after the first entry */
+        long long t0 = 0;
+        int n = 0;
+        for (int c = 0; c < 512; c++)
+            if (hp[1024 + 2 * c] && (t0 == 0 || hp[1024 + 2 * c] < t0)) t0 = hp[1024 + 2 * c];
+        double ent[512], ex[512];
+        for (int c = 0; c < 512; c++)
+            if (hp[1024 + 2 * c] && hp[1024 + 2 * c + 1]) {
+                ent[n] = (double)(hp[1024 + 2 * c] - t0) / 1000.0;
+                ex[n] = (double)(hp[1024 + 2 * c + 1] - t0) / 1000.0;
+                n++;
+            }
+        if (n > 0) {
+            qsort(ent, (size_t)n, sizeof ent[0], cmp_d);
+            qsort(ex, (size_t)n, sizeof ex[0], cmp_d);
+            printf("CTAs %d (last run): entry us min %.2f median %.2f max %.2f; exit us min %.2f p10 %.2f median %.2f "
+                   "p90 %.2f max %.2f\n",
+                   n, ent[0], ent[n / 2], ent[n - 1], ex[0], ex[n / 10], ex[n / 2], ex[(9 * n) / 10], ex[n - 1]);
         }
     }
     qsort(ev, ITERS, sizeof ev[0], cmp_d);

@@ -146,10 +146,21 @@ typedef struct igemm_sm90_args {
         if ((cond) && blockIdx.x == 0 && a.probe && (j) < SM90_TRACE_TILES)                            \
             a.probe[SM90_TRACE_BASE + SM90_TRACE_EV * (j) + (k)] = clock64();                          \
     } while (0)
+/* every CTA's entry (k = 0) and exit (k = 1) %globaltimer, at slot SM90_CTA_BASE + 2 CTA + k */
+#define SM90_CTA_BASE 1024
+#define SM90_PROBE_CTA(cond, k)                                                                        \
+    do {                                                                                               \
+        if ((cond) && a.probe && blockIdx.x < 512) {                                                   \
+            unsigned long long t_;                                                                     \
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                      \
+            a.probe[SM90_CTA_BASE + 2 * blockIdx.x + (k)] = (long long)t_;                             \
+        }                                                                                              \
+    } while (0)
 #else
 #define SM90_PROBE(cond, i)
 #define SM90_PROBE_GT(cond, i)
 #define SM90_TRACE(cond, j, k)
+#define SM90_PROBE_CTA(cond, k)
 #endif
 
 /* ------------------------------------------------------------------ device code */
@@ -923,6 +934,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     if (threadIdx.x == 0) {
         SM90_PROBE(true, 0);
         SM90_PROBE_GT(true, 1);
+        SM90_PROBE_CTA(true, 0);
         /* descriptor fetches first: they overlap the barrier set-up */
         if (!GA) ptx_prefetch_tensormap(&tmap_x); /* (gathered A: no x map) */
         ptx_prefetch_tensormap(&tmap_w);
@@ -1607,6 +1619,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
     SM90_PROBE(cw == 0 && tid == 0, 8);
     SM90_PROBE_GT(cw == 0 && tid == 0, 9);
+    SM90_PROBE_CTA(cw == 0 && tid == 0, 1);
     if (CM > 1 && !SKC) { /* the partner's consumers may still arrive on this CTA's empty barriers */
         ptx_barrier_cluster_arrive_relaxed();
         ptx_barrier_cluster_wait_acquire();
