@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     float *bias = NULL;
     CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
     CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
-    long long *probe = NULL, hp[1024 + 2 * 512];
+    long long *probe = NULL, hp[1024 + 2 * 512 + 512];
     CK(cudaMalloc((void **)&probe, sizeof hp));
     igemm_sm90_probe_set(probe);
     void *flush = NULL;
@@ -137,6 +137,10 @@ int main(int argc, char **argv)
             printf("CTAs %d (last run): entry us min %.2f median %.2f max %.2f; exit us min %.2f p10 %.2f median %.2f "
                    "p90 %.2f max %.2f\n",
                    n, ent[0], ent[n / 2], ent[n - 1], ex[0], ex[n / 10], ex[n / 2], ex[(9 * n) / 10], ex[n - 1]);
+            if (atoi(getenv("ALLCTA")) == 2) /* each CTA: block, SM, exit */
+                for (int c = 0; c < 512; c++)
+                    if (hp[1024 + 2 * c] && hp[1024 + 2 * c + 1])
+                        printf("  cta %3d sm %3lld exit %.2f\n", c, hp[2048 + c], (double)(hp[1024 + 2 * c + 1] - t0) / 1000.0);
         }
     }
     qsort(ev, ITERS, sizeof ev[0], cmp_d);

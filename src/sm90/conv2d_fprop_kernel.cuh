@@ -146,14 +146,18 @@ typedef struct igemm_sm90_args {
         if ((cond) && blockIdx.x == 0 && a.probe && (j) < SM90_TRACE_TILES)                            \
             a.probe[SM90_TRACE_BASE + SM90_TRACE_EV * (j) + (k)] = clock64();                          \
     } while (0)
-/* every CTA's entry (k = 0) and exit (k = 1) %globaltimer, at slot SM90_CTA_BASE + 2 CTA + k */
+/* every CTA's entry (k = 0) and exit (k = 1) %globaltimer, at slot SM90_CTA_BASE + 2 CTA + k,
+ * and its SM (%smid) at SM90_CTA_BASE + 1024 + CTA */
 #define SM90_CTA_BASE 1024
 #define SM90_PROBE_CTA(cond, k)                                                                        \
     do {                                                                                               \
         if ((cond) && a.probe && blockIdx.x < 512) {                                                   \
             unsigned long long t_;                                                                     \
+            unsigned int sm_;                                                                          \
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                      \
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));                                            \
             a.probe[SM90_CTA_BASE + 2 * blockIdx.x + (k)] = (long long)t_;                             \
+            a.probe[SM90_CTA_BASE + 1024 + blockIdx.x] = (long long)sm_;                               \
         }                                                                                              \
     } while (0)
 #else
