@@ -7,7 +7,9 @@
  *   gcc -O2 -std=c11 -Iinclude tools/phase_probe.c -Lbuild_probe -ligemm -L$CUDA_HOME/lib64 -lcudart \
  *       -Wl,-rpath,$PWD/build_probe -o build_probe/phase_probe
  *   usage: build_probe/phase_probe [n h w c k r s stride pad [fused]] (default r50_l4_3x3_512);
- *   PROBE_NOFLUSH=1 leaves L2 warm (the kernel's code and operands stay there between runs)
+ *   PROBE_NOFLUSH=1 leaves L2 warm (the kernel's code and operands stay there between runs);
+ *   TRACE=1 prints the last run's per-tile trace of CTA 0 (docs/perf.md S16-3); ALLCTA=1 the spread
+ *   of every CTA's entry and exit, ALLCTA=2 also each CTA's SM and exit (S16-12, S16-16)
  * Each of ITERS runs follows a 96 MB memset (L2 flushed) and is timed with CUDA events; the
  * median of every phase is printed: entry -> barriers set up -> first TMA issued (producer) ->
  * first stage landed (consumer 0) -> mainloop done -> consumer 0's first epilogue: residual
@@ -28,6 +30,12 @@
 void igemm_sm90_probe_set(long long *dev_buf); /* the diagnostics build's hook */
 
 #define ITERS 41
+/* the probe buffer's layout (as SM90_TRACE_* and SM90_CTA_BASE in conv2d_fprop_kernel.cuh) */
+#define TRACE_BASE 32   /* tile j's event k at TRACE_BASE + TRACE_EV * j + k */
+#define TRACE_TILES 64
+#define TRACE_EV 8
+#define CTA_BASE 1024   /* CTA c's entry / exit at CTA_BASE + 2 c + 0 / 1, its SM at CTA_BASE + 1024 + c */
+#define CTA_MAX 512
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -63,7 +71,7 @@ int main(int argc, char **argv)
     float *bias = NULL;
     CK(cudaMalloc((void **)&bias, (size_t)d.k * sizeof(float)));
     CK(cudaMemset(bias, 0, (size_t)d.k * sizeof(float)));
-    long long *probe = NULL, hp[1024 + 2 * 512 + 512];
+    long long *probe = NULL, hp[CTA_BASE + 1024 + CTA_MAX];
     CK(cudaMalloc((void **)&probe, sizeof hp));
     igemm_sm90_probe_set(probe);
     void *flush = NULL;
@@ -101,18 +109,18 @@ int main(int argc, char **argv)
         for (int k = 0; k < NPH; k++) ph[k][it] = hp[slot[k]] ? (double)(hp[slot[k]] - hp[0]) / (khz / 1000.0) : -1.0;
     }
     if (getenv("TRACE")) { /* the last run's per-tile trace of CTA 0 (us after entry) */
-        static const char *const ev_names[8] = {"A issued", "res issued", "turn", "row0 landed", "ml issued",
+        static const char *const ev_names[TRACE_EV] = {"A issued", "res issued", "turn", "row0 landed", "ml issued",
                                                 "mma done", "res ready", "store issued"};
         printf("trace (CTA 0, last run; us after entry):\n  tile");
-        for (int k = 0; k < 8; k++) printf(" %12s", ev_names[k]);
+        for (int k = 0; k < TRACE_EV; k++) printf(" %12s", ev_names[k]);
         printf("\n");
-        for (int j = 0; j < 64; j++) {
-            const long long *t = hp + 32 + 8 * j;
+        for (int j = 0; j < TRACE_TILES; j++) {
+            const long long *t = hp + TRACE_BASE + TRACE_EV * j;
             int any = 0;
-            for (int k = 0; k < 8; k++) any |= t[k] != 0;
+            for (int k = 0; k < TRACE_EV; k++) any |= t[k] != 0;
             if (!any) continue;
             printf("  %4d", j);
-            for (int k = 0; k < 8; k++) {
+            for (int k = 0; k < TRACE_EV; k++) {
                 if (t[k]) printf(" %12.3f", (double)(t[k] - hp[0]) / (khz / 1000.0));
                 else printf(" %12s", "-");
             }
@@ -120,15 +128,16 @@ int main(int argc, char **argv)
         }
     }
     if (getenv("ALLCTA")) { /* the last run's per-CTA entry and exit (%globaltimer), us after the first entry */
+        const long long *ce = hp + CTA_BASE, *sm = hp + CTA_BASE + 1024;
         long long t0 = 0;
         int n = 0;
-        for (int c = 0; c < 512; c++)
-            if (hp[1024 + 2 * c] && (t0 == 0 || hp[1024 + 2 * c] < t0)) t0 = hp[1024 + 2 * c];
-        double ent[512], ex[512];
-        for (int c = 0; c < 512; c++)
-            if (hp[1024 + 2 * c] && hp[1024 + 2 * c + 1]) {
-                ent[n] = (double)(hp[1024 + 2 * c] - t0) / 1000.0;
-                ex[n] = (double)(hp[1024 + 2 * c + 1] - t0) / 1000.0;
+        for (int c = 0; c < CTA_MAX; c++)
+            if (ce[2 * c] && (t0 == 0 || ce[2 * c] < t0)) t0 = ce[2 * c];
+        double ent[CTA_MAX], ex[CTA_MAX];
+        for (int c = 0; c < CTA_MAX; c++)
+            if (ce[2 * c] && ce[2 * c + 1]) {
+                ent[n] = (double)(ce[2 * c] - t0) / 1000.0;
+                ex[n] = (double)(ce[2 * c + 1] - t0) / 1000.0;
                 n++;
             }
         if (n > 0) {
@@ -138,9 +147,9 @@ int main(int argc, char **argv)
                    "p90 %.2f max %.2f\n",
                    n, ent[0], ent[n / 2], ent[n - 1], ex[0], ex[n / 10], ex[n / 2], ex[(9 * n) / 10], ex[n - 1]);
             if (atoi(getenv("ALLCTA")) == 2) /* each CTA: block, SM, exit */
-                for (int c = 0; c < 512; c++)
-                    if (hp[1024 + 2 * c] && hp[1024 + 2 * c + 1])
-                        printf("  cta %3d sm %3lld exit %.2f\n", c, hp[2048 + c], (double)(hp[1024 + 2 * c + 1] - t0) / 1000.0);
+                for (int c = 0; c < CTA_MAX; c++)
+                    if (ce[2 * c] && ce[2 * c + 1])
+                        printf("  cta %3d sm %3lld exit %.2f\n", c, sm[c], (double)(ce[2 * c + 1] - t0) / 1000.0);
         }
     }
     qsort(ev, ITERS, sizeof ev[0], cmp_d);

@@ -458,7 +458,8 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_SKC=0|1 turns the split-in-cluster plans off / forces them where they apply;
  *   IGEMM_SM90_HALO=0|1 turns the halo-row plans off / drops their several-tiles condition;
- *   IGEMM_SM90_HALO_ROWS=1 keeps their tiles to one image row;
+ *   IGEMM_SM90_HALO_ROWS=1 keeps their tiles to one image row; IGEMM_SM90_HALO_NC=2|3 their
+ *   consumer warpgroups;
  *   IGEMM_SM90_RES_SLOTS=2..6 the residual ring's slots per consumer; IGEMM_SM90_PINGPONG=1|0
  *   forces ping-pong where it applies / turns its rule off; IGEMM_SM90_RES_MODE=1|2 the
  *   residual path (epilogue ring / operand ring); IGEMM_SM90_PIXN=0|80|96|208 turns the
@@ -718,9 +719,9 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
          * this one's output is stored; the ring then has 6 stages, 18 k-blocks of work); one
          * otherwise (three consumers: the next residual has two mainloops to land; two boxes
          * were even to 1% slower, S16-4). IGEMM_SM90_RES_SLOTS=1..3 forces the count. */
-        const char *fnc_s = getenv("IGEMM_SM90_HALO_NC");
-        const int fnc = fnc_s ? atoi(fnc_s) : 0;
-        const int nc = tp == 112 && (fnc == 3 || (fnc != 2 && p->has_residual)) ? 3 : 2;
+        const char *fhn_s = getenv("IGEMM_SM90_HALO_NC");
+        const int fhn = fhn_s ? atoi(fhn_s) : 0;
+        const int nc = tp == 112 && (fhn == 3 || (fhn != 2 && p->has_residual)) ? 3 : 2;
         const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual && nc == 2 ? 2 : 1;
         const int many = fh == 1 || (M + tp - 1) / tp > sms; /* several tiles per CTA */
         const int st = ok && many ? sm90_stages_bres(tp, 64, nc, es, 1 + rows, k_iters, dev->smem_optin_per_block) : 0;
@@ -961,7 +962,8 @@ static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const vo
 
 #ifdef IGEMM_SM90_PHASE_PROBE
 /* Diagnostics build only (tools/phase_probe.c): where CTA 0 of the next launches records its
- * phase clocks (a device buffer of 24 long longs; NULL: none). */
+ * phase clocks (a device buffer of 2560 long longs: slots 0-17 the phases, 32 + 8 j + k the
+ * per-tile trace, 1024 + 2 c + k each CTA's entry/exit, 2048 + c its SM; NULL: none). */
 static long long *g_sm90_probe;
 extern "C" IGEMM_API void igemm_sm90_probe_set(long long *dev_buf)
 {

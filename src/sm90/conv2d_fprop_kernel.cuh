@@ -677,6 +677,8 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
         if (PP) { /* the whole tile's boxes go to its consumer's ring (consumer j % NC), in its order */
+            /* (NC = 2 keeps its original two-way form: the general three-way selection changed the
+             * SASS of every two-consumer instance, which were measured as they are) */
             const int c = NC == 2 ? (j & 1) : j % NC;
             int sl;
             uint32_t ph;
