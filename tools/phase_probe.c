@@ -8,7 +8,8 @@
  *       -Wl,-rpath,$PWD/build_probe -o build_probe/phase_probe
  *   usage: build_probe/phase_probe [n h w c k r s stride pad [fused]] (default r50_l4_3x3_512);
  *   PROBE_NOFLUSH=1 leaves L2 warm (the kernel's code and operands stay there between runs);
- *   TRACE=1 prints the last run's per-tile trace of CTA 0 (docs/perf.md S16-3); ALLCTA=1 the spread
+ *   TRACE=1 prints the last run's per-tile trace of CTA 0 (docs/perf.md S16-3); CHUNKS=1 its consumer 0's
+ *   cooperative epilogue chunk by chunk (S17-5); ALLCTA=1 the spread
  *   of every CTA's entry and exit, ALLCTA=2 also each CTA's SM and exit (S16-12, S16-16)
  * Each of ITERS runs follows a 96 MB memset (L2 flushed) and is timed with CUDA events; the
  * median of every phase is printed: entry -> barriers set up -> first TMA issued (producer) ->
@@ -34,6 +35,7 @@ void igemm_sm90_probe_set(long long *dev_buf); /* the diagnostics build's hook *
 #define TRACE_BASE 32   /* tile j's event k at TRACE_BASE + TRACE_EV * j + k */
 #define TRACE_TILES 64
 #define TRACE_EV 8
+#define CHUNK_BASE 576  /* tile j's chunk ch event k at CHUNK_BASE + 16 j + 4 ch + k (SM90_CHUNK_BASE) */
 #define CTA_BASE 1024   /* CTA c's entry / exit at CTA_BASE + 2 c + 0 / 1, its SM at CTA_BASE + 1024 + c */
 #define CTA_MAX 512
 
@@ -123,6 +125,24 @@ int main(int argc, char **argv)
             for (int k = 0; k < TRACE_EV; k++) {
                 if (t[k]) printf(" %12.3f", (double)(t[k] - hp[0]) / (khz / 1000.0));
                 else printf(" %12s", "-");
+            }
+            printf("\n");
+        }
+    }
+    if (getenv("CHUNKS")) { /* the last run's per-chunk epilogue trace of CTA 0's consumer 0 (us after entry) */
+        printf("chunks (CTA 0, consumer 0, last run; us after entry): residual landed / box free / store issued\n");
+        for (int j = 0; j < 4; j++) {
+            const long long *t = hp + CHUNK_BASE + 16 * j;
+            int any = 0;
+            for (int k = 0; k < 16; k++) any |= t[k] != 0;
+            if (!any) continue;
+            printf("  tile %d:", j);
+            for (int ch = 0; ch < 4; ch++) {
+                printf("  ch%d", ch);
+                for (int k = 0; k < 3; k++) {
+                    if (t[4 * ch + k]) printf(" %.3f", (double)(t[4 * ch + k] - hp[0]) / (khz / 1000.0));
+                    else printf(" -");
+                }
             }
             printf("\n");
         }

@@ -146,6 +146,15 @@ typedef struct igemm_sm90_args {
         if ((cond) && blockIdx.x == 0 && a.probe && (j) < SM90_TRACE_TILES)                            \
             a.probe[SM90_TRACE_BASE + SM90_TRACE_EV * (j) + (k)] = clock64();                          \
     } while (0)
+/* per-chunk trace of the cooperative epilogue (diagnostics build only): CTA 0's consumer 0, tile j
+ * < 4, 64-column chunk ch < 4, event k < 4 (0: residual stage landed, 1: staging box free, 2:
+ * store issued) at slot SM90_CHUNK_BASE + 16 j + 4 ch + k (tools/phase_probe.c, CHUNKS=1) */
+#define SM90_CHUNK_BASE 576
+#define SM90_CHUNK_TRACE(cond, j, ch, k)                                                               \
+    do {                                                                                               \
+        if ((cond) && blockIdx.x == 0 && a.probe && (j) < 4 && (ch) < 4)                              \
+            a.probe[SM90_CHUNK_BASE + 16 * (j) + 4 * (ch) + (k)] = clock64();                          \
+    } while (0)
 /* every CTA's entry (k = 0) and exit (k = 1) %globaltimer, at slot SM90_CTA_BASE + 2 CTA + k,
  * and its SM (%smid) at SM90_CTA_BASE + 1024 + CTA */
 #define SM90_CTA_BASE 1024
@@ -165,6 +174,7 @@ typedef struct igemm_sm90_args {
 #define SM90_PROBE_GT(cond, i)
 #define SM90_TRACE(cond, j, k)
 #define SM90_PROBE_CTA(cond, k)
+#define SM90_CHUNK_TRACE(cond, j, ch, k)
 #endif
 
 /* ------------------------------------------------------------------ device code */
@@ -1458,6 +1468,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             const uint32_t rst = (uint32_t)(rpos % S);
             if (TMA_EPI && GENERAL && nres > 0) {
                 ptx_mbarrier_wait_parity(full_bar + 8u * rst, rphase ^ (uint32_t)((rpos / S) & 1));
+                SM90_CHUNK_TRACE(cw == 0 && tid == 0, j, ch, 0);
                 if (RES_HOIST) {
 #pragma unroll
                     for (int i = 0; i < WM; i++)
@@ -1496,6 +1507,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     } else { /* the store ES = 2 chunks ago has read this box */
                         if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
                         ptx_bar_sync(1 + cw, 128);
+                        SM90_CHUNK_TRACE(cw == 0 && tid == 0 && i == 0, j, ch, 1);
                     }
                 }
                 SM90_PROBE(cw == 0 && tid == 0 && j == 0 && ch == 0 && i == 0, 15);
@@ -1598,6 +1610,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     if (tid == 0) {
                         ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
                         ptx_cp_async_bulk_commit_group();
+                        SM90_CHUNK_TRACE(cw == 0 && i == 0, j, ch, 2);
                         if (res_ring) { /* the previous chunk's store has read its slot: refill it */
                             ptx_cp_async_bulk_wait_group_read<1>();
                             if (prev_eslot >= 0) ptx_mbarrier_arrive(my_rempty + 8u * prev_eslot);
