@@ -56,6 +56,12 @@ $(BUILD)/src/sm90/%.o: src/sm90/%.cu $(HDRS)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GEN_SM90) -Xptxas -v -c $< -o $@ 2> $(BUILD)/src/sm90/$*.ptxas.txt || (cat $(BUILD)/src/sm90/$*.ptxas.txt; exit 1)
 	@grep -iE "warning|error|spill" $(BUILD)/src/sm90/$*.ptxas.txt | grep -v " 0 bytes spill" | head -20 || true
+	@# ptxas serialising a kernel's wgmma (C7510-C7520: e.g. a run-time branch around a wgmma, or
+	@# accumulators written by other instructions inside a wgmma pipeline stage) is a silent 5-25%
+	@# slowdown of every mainloop of the instance (docs/perf.md S17-7): fail the build instead
+	@if grep -q "wgmma.mma_async instructions are serialized" $(BUILD)/src/sm90/$*.ptxas.txt; then \
+	  grep "serialized" $(BUILD)/src/sm90/$*.ptxas.txt | head -5; rm -f $@; \
+	  echo "error: ptxas serialized wgmma in $<"; exit 1; fi
 
 $(BUILD)/%.o: %.cu $(HDRS)
 	@mkdir -p $(dir $@)

@@ -405,7 +405,7 @@ const char *cli_path_name(igemm_path_t p)
 }
 
 static const char *const cli_epi_names[CLI_EPI_COUNT] = {
-    "none", "bias", "scale-bias", "bias-relu", "residual-relu", "bias-gelu", "full"};
+    "none", "bias", "scale-bias", "bias-relu", "residual-relu", "bias-gelu", "full", "bias-residual-relu"};
 
 const char *cli_epi_name(int epi_case)
 {
@@ -425,7 +425,8 @@ int cli_parse_epilogue(const char *s, unsigned *mask)
         int found = 0;
         if (cli_streq_ci(t, "all")) {
             m |= (1u << CLI_EPI_NONE) | (1u << CLI_EPI_SCALE_BIAS) | (1u << CLI_EPI_BIAS_RELU) |
-                 (1u << CLI_EPI_RESIDUAL_RELU) | (1u << CLI_EPI_BIAS_GELU) | (1u << CLI_EPI_FULL);
+                 (1u << CLI_EPI_RESIDUAL_RELU) | (1u << CLI_EPI_BIAS_GELU) | (1u << CLI_EPI_FULL) |
+                 (1u << CLI_EPI_BIAS_RESIDUAL_RELU);
             continue;
         }
         if (cli_streq_ci(t, "fused")) {
@@ -476,6 +477,11 @@ igemm_epilogue_t cli_epi_make(int epi_case)
     case CLI_EPI_BIAS_GELU:
         e.has_bias = 1;
         e.activation = IGEMM_ACT_GELU_TANH;
+        break;
+    case CLI_EPI_BIAS_RESIDUAL_RELU:
+        e.has_bias = 1;
+        e.has_residual = 1;
+        e.activation = IGEMM_ACT_RELU;
         break;
     case CLI_EPI_FULL:
         e.alpha = 0.75f;

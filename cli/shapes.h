@@ -75,7 +75,8 @@ enum {
     CLI_EPI_BIAS_RELU,     /* relu(acc + bias) */
     CLI_EPI_RESIDUAL_RELU, /* relu(acc + 0.5 * residual) */
     CLI_EPI_BIAS_GELU,     /* gelu_tanh(acc + bias) */
-    CLI_EPI_FULL,          /* silu(0.75 * scale * acc + bias + 0.5 * residual) */
+    CLI_EPI_FULL,          /* silu(0.75 * scale * acc + bias + 1.25 * residual) */
+    CLI_EPI_BIAS_RESIDUAL_RELU, /* relu(acc + bias + residual): bench --fused's epilogue */
     CLI_EPI_COUNT
 };
 /* Parses --epilogue into a bit mask of cases (1 << CLI_EPI_x): none, bias, scale-bias,

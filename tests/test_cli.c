@@ -183,7 +183,7 @@ TEST(cli_epilogue_words)
     igemm_epilogue_t e;
     CHECK(cli_parse_epilogue("all", &m) == 0);
     for (int i = 0; i < CLI_EPI_COUNT; i++) bits += (m >> i) & 1u;
-    CHECK_EQ_INT(bits, 6);
+    CHECK_EQ_INT(bits, 7);
     CHECK(m & (1u << CLI_EPI_NONE));
     CHECK(m & (1u << CLI_EPI_FULL));
     CHECK(!(m & (1u << CLI_EPI_BIAS)));
@@ -203,6 +203,9 @@ TEST(cli_epilogue_words)
     CHECK(e.has_residual && e.beta == 0.5f && e.activation == IGEMM_ACT_RELU && !e.has_bias);
     e = cli_epi_make(CLI_EPI_BIAS_GELU);
     CHECK(e.has_bias && e.activation == IGEMM_ACT_GELU_TANH);
+    e = cli_epi_make(CLI_EPI_BIAS_RESIDUAL_RELU);
+    CHECK(e.alpha == 1.0f && e.beta == 1.0f && !e.has_scale && e.has_bias && e.has_residual &&
+          e.activation == IGEMM_ACT_RELU);
     e = cli_epi_make(CLI_EPI_FULL);
     CHECK(e.alpha == 0.75f && e.has_scale && e.has_bias && e.has_residual &&
           e.activation == IGEMM_ACT_SILU);
