@@ -963,7 +963,8 @@ static igemm_status_t sm90_encode_epi_map(const igemm_conv_params_t *p, const vo
 #ifdef IGEMM_SM90_PHASE_PROBE
 /* Diagnostics build only (tools/phase_probe.c): where CTA 0 of the next launches records its
  * phase clocks (a device buffer of 2560 long longs: slots 0-17 the phases, 32 + 8 j + k the
- * per-tile trace, 1024 + 2 c + k each CTA's entry/exit, 2048 + c its SM; NULL: none). */
+ * per-tile trace, 576 + 16 j + 4 ch + k the cooperative epilogue's per-chunk trace, 1024 + 2 c + k
+ * each CTA's entry/exit, 2048 + c its SM; NULL: none). */
 static long long *g_sm90_probe;
 extern "C" IGEMM_API void igemm_sm90_probe_set(long long *dev_buf)
 {
