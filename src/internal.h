@@ -91,6 +91,8 @@ typedef struct igemm_kernel_config {
     int smem_limit;        /* sm90: the device's opt-in dynamic-smem maximum, set on the kernel */
     size_t workspace_bytes;/* device workspace the plan must allocate */
     char desc[512];        /* human-readable: "tile 128x128x64, 4 stages, ..." */
+    int launch_cluster;    /* sm90 diagnostics (IGEMM_SM90_CLUSTER_LAUNCH=2): launched in clusters of 2
+                              that the kernel does not use (cluster_m stays 1): the placement alone */
 } igemm_kernel_config_t;
 
 typedef struct igemm_family {

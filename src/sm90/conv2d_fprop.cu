@@ -455,6 +455,8 @@ static sm90_pick_t sm90_pick(int wm, int bn, int nc, int split, int stages, int 
  *   IGEMM_SM90_FORCE_BN=64|128|256, IGEMM_SM90_FORCE_WM=1|2, IGEMM_SM90_FORCE_NC=2|3 restrict
  *   the tiles; IGEMM_SM90_FORCE_SPLIT=n the split (where the split rules allow it);
  *   IGEMM_SM90_CLUSTER=1|2 the cluster (2 where the tile has at least 2 M-tiles);
+ *   IGEMM_SM90_CLUSTER_LAUNCH=2 (diagnostics) launches the plan in 2-CTA clusters it does not use
+ *   (docs/perf.md S17-9: the clusters' placement apart from their coupling);
  *   IGEMM_SM90_STAGES=n caps the operand ring's stages;
  *   IGEMM_SM90_SKC=0|1 turns the split-in-cluster plans off / forces them where they apply;
  *   IGEMM_SM90_HALO=0|1 turns the halo-row plans off / drops their several-tiles condition;
@@ -850,6 +852,15 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
     cfg->variant = best.es; /* epilogue ring slots per consumer */
     cfg->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (frm ? frm : best.pp || skc ? 1 : 2) : 0;
     cfg->grid = skc ? 2 * (int)units : cm * (int)(units < max_clusters ? units : max_clusters);
+    { /* IGEMM_SM90_CLUSTER_LAUNCH=2 (diagnostics): the same plan launched in 2-CTA clusters it does
+         not use (no multicast, no shared barriers), to tell the clusters' placement from the
+         coupling of S4-1 (an extra CTA past the units, if the grid is odd, takes none) */
+        const char *fcla_s = getenv("IGEMM_SM90_CLUSTER_LAUNCH");
+        if (fcla_s && atoi(fcla_s) == 2 && !skc && cm == 1 && !best_br) {
+            cfg->launch_cluster = 2;
+            cfg->grid += cfg->grid & 1;
+        }
+    }
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the
      * kernel before it in the stream (every global access waits: griddepcontrol.wait). Back to
      * back it took 8-17% off the 8-25 us layers (docs/perf.md S10-2). Only for grids of at
@@ -1173,7 +1184,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        const unsigned cdim = skc ? 2u : (unsigned)cm; /* CTAs per cluster */
+        const unsigned cdim = skc ? 2u : cfg->launch_cluster > 1 ? (unsigned)cfg->launch_cluster : (unsigned)cm; /* CTAs per cluster */
         if (cdim > 1) {
             attr[na].id = cudaLaunchAttributeClusterDimension;
             attr[na].val.clusterDim.x = cdim;
