@@ -830,6 +830,44 @@ TEST(gpu_sm90_cluster_on_off)
     CHECK_MSG(both_ran == 3 * ncases, "cluster on/off ran both ways on %d of %d problems", both_ran, 3 * ncases);
 }
 
+/* The loop of the sm90 plan tests: each of ncases problems (the desc of case i at byte offset
+ * i * stride from descs: a field of a case struct) under each epilogue kind of epilogue_kind
+ * (none; bias + ReLU; scale + bias + residual + GELU), with the reference, data from seed; fn runs
+ * one problem (ci: its case) and returns 1 if it passed. Returns the number that passed, or -1 if
+ * a problem could not be set up (already reported). */
+static int sm90_each_case(const igemm_conv2d_desc_t *descs, size_t stride, int ncases, uint64_t seed,
+                          int (*fn)(problem_t *pb, int ci, const void *ctx), const void *ctx)
+{
+    trng_t g = {test_seed(seed)};
+    int ran = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        const igemm_conv2d_desc_t *d = (const igemm_conv2d_desc_t *)((const char *)descs + (size_t)ci * stride);
+        for (int ek = 0; ek < 3; ek++) {
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            problem_t pb;
+            if (problem_init(&pb, d, &e, &g, 1)) {
+                problem_free(&pb);
+                return -1;
+            }
+            ran += fn(&pb, ci, ctx);
+            problem_free(&pb);
+        }
+    }
+    return ran;
+}
+
+/* gpu_sm90_split_cluster's problem: twice on (bit for bit the same), then off */
+static int split_cluster_one(problem_t *pb, int ci, const void *ctx)
+{
+    (void)ci, (void)ctx;
+    const char *const on[2] = {"IGEMM_SM90_SKC=1", "IGEMM_SM90_SKC=1"}, *off[] = {"IGEMM_SM90_SKC=0", NULL};
+    const char *want_on[] = {"split-K 2 over a 2-CTA cluster", "tile 128x128x64", NULL};
+    const char *want_off[] = {"!split-K 2 over a 2-CTA cluster", NULL};
+    const char *const *const want[2] = {want_on, want_on};
+    const int ok = run_sm90_both_ways(pb, NULL, on, want, "sm90 split in cluster", "split-in-cluster runs differ");
+    return ok && run_sm90_forced(pb, off, want_off, "sm90 split in cluster off");
+}
+
 /* Split in cluster (IGEMM_SM90_SKC=1, the SKC instances): the two CTAs of a cluster run the two
  * halves of one 128 x 128 tile's k-blocks and exchange partial tiles through distributed shared
  * memory. Each problem runs twice under the knob (the plan must say so): both runs match the
@@ -852,28 +890,34 @@ TEST(gpu_sm90_split_cluster)
         shape(2, 7, 7, 2048, 512, 1, 1, 1, 0, 1, 1, BF, BF),  /* 1x1 tiled A, 32 k-blocks */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6406)};
-    int ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            /* twice on (bit for bit the same), then off */
-            const char *const on[2] = {"IGEMM_SM90_SKC=1", "IGEMM_SM90_SKC=1"}, *off[] = {"IGEMM_SM90_SKC=0", NULL};
-            const char *want_on[] = {"split-K 2 over a 2-CTA cluster", "tile 128x128x64", NULL};
-            const char *want_off[] = {"!split-K 2 over a 2-CTA cluster", NULL};
-            const char *const *const want[2] = {want_on, want_on};
-            int ok = run_sm90_both_ways(&pb, NULL, on, want, "sm90 split in cluster", "split-in-cluster runs differ");
-            ok = ok && run_sm90_forced(&pb, off, want_off, "sm90 split in cluster off");
-            ran += ok;
-            problem_free(&pb);
-        }
-    }
+    const int ran = sm90_each_case(cases, sizeof cases[0], ncases, 0x6406, split_cluster_one, NULL);
+    if (ran < 0) return;
     CHECK_MSG(ran == 3 * ncases, "split in cluster ran on %d of %d problems", ran, 3 * ncases);
+}
+
+/* A halo-row test case: the problem, its grid knob and (or NULL) a staging-box knob. */
+typedef struct halo_case {
+    igemm_conv2d_desc_t d;
+    const char *grid, *slots;
+} halo_case_t;
+
+/* gpu_sm90_halo_rows' problem: on twice (bit for bit; rows of 56 pixels in pairs: two-row tiles
+ * against the one-row plan), then off (the 128-pixel ping-pong plan it replaces, forced on these
+ * small problems) */
+static int halo_rows_one(problem_t *pb, int ci, const void *ctx)
+{
+    const halo_case_t *c = (const halo_case_t *)ctx + ci;
+    const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", c->grid, "IGEMM_SM90_HALO=1", NULL};
+    const int two = c->d.w == 56 && c->d.h % 2 == 0;
+    const char *const on[2] = {"IGEMM_SM90_HALO_ROWS=2", two ? "IGEMM_SM90_HALO_ROWS=1" : "IGEMM_SM90_HALO_ROWS=2"};
+    const char *want_on[] = {"halo rows", c->d.w % 112 == 0 || two ? "tile 112x64x64" : "tile 56x64x64",
+                             two ? "two 56-pixel rows" : "!two 56-pixel rows", NULL};
+    const char *want_one[] = {"halo rows", "tile 56x64x64", "!two 56-pixel rows", NULL};
+    const char *const *const want[2] = {want_on, two ? want_one : want_on};
+    const int ok = run_sm90_both_ways(pb, env, on, want, "sm90 halo rows", "halo-row runs differ");
+    const char *off_env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", c->grid, "IGEMM_SM90_HALO=0", NULL};
+    const char *want_off[] = {"!halo rows", "tile 128x64x64", NULL};
+    return ok && run_sm90_forced(pb, off_env, want_off, "sm90 halo rows off");
 }
 
 /* Halo-row plans (IGEMM_SM90_HALO, the pxhalo instances: 3x3 stride-1 convs of 64 channels,
@@ -889,54 +933,37 @@ TEST(gpu_sm90_halo_rows)
     SKIP_WITHOUT_GPU();
     if (skip_unless_sm90()) return;
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *grid;
-    } cases[] = {
-        {shape(2, 6, 224, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},   /* 24 tiles, 2 per row */
-        {shape(1, 1, 112, 64, 40, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=1"},   /* one row, N tail */
-        {shape(3, 3, 336, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=4"}, /* 3 tiles per row */
-        {shape(2, 4, 224, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"},
-        {shape(1, 5, 336, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=5"},   /* asymmetric padding (below) */
-        {shape(2, 9, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},    /* 56-pixel rows: TP = 56 */
-        {shape(1, 3, 168, 64, 48, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"}, /* 3 x 56 per row, N tail */
-        {shape(2, 8, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3"},    /* two-row tiles (p even) */
-        {shape(1, 2, 56, 64, 40, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=1"},  /* one two-row tile, N tail */
-        {shape(3, 4, 56, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2"},
-        {shape(1, 6, 56, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=2"},    /* asymmetric padding (below) */
+    halo_case_t cases[] = {
+        {shape(2, 6, 224, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},   /* 24 tiles, 2 per row */
+        {shape(1, 1, 112, 64, 40, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=1", NULL},   /* one row, N tail */
+        {shape(3, 3, 336, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=4", NULL}, /* 3 tiles per row */
+        {shape(2, 4, 224, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2", NULL},
+        {shape(1, 5, 336, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=5", NULL},   /* asymmetric padding (below) */
+        {shape(2, 9, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},    /* 56-pixel rows: TP = 56 */
+        {shape(1, 3, 168, 64, 48, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2", NULL}, /* 3 x 56 per row, N tail */
+        {shape(2, 8, 56, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},    /* two-row tiles (p even) */
+        {shape(1, 2, 56, 64, 40, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=1", NULL},  /* one two-row tile, N tail */
+        {shape(3, 4, 56, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=2", NULL},
+        {shape(1, 6, 56, 64, 56, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=2", NULL},    /* asymmetric padding (below) */
     };
     cases[4].d.pad_top = 0, cases[4].d.pad_bottom = 2, cases[4].d.pad_left = 0, cases[4].d.pad_right = 2;
     cases[10].d.pad_top = 2, cases[10].d.pad_bottom = 0, cases[10].d.pad_left = 2, cases[10].d.pad_right = 0;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6606)};
-    int ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            /* the 128-pixel ping-pong plan it replaces, forced on these small problems; output rows
-             * of 56 pixels in pairs: two-row tiles, against the one-row plan */
-            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, "IGEMM_SM90_HALO=1", NULL};
-            const int two = cases[ci].d.w == 56 && cases[ci].d.h % 2 == 0;
-            const char *const on[2] = {"IGEMM_SM90_HALO_ROWS=2", two ? "IGEMM_SM90_HALO_ROWS=1" : "IGEMM_SM90_HALO_ROWS=2"};
-            const char *want_on[] = {"halo rows", cases[ci].d.w % 112 == 0 || two ? "tile 112x64x64" : "tile 56x64x64",
-                                     two ? "two 56-pixel rows" : "!two 56-pixel rows", NULL};
-            const char *want_one[] = {"halo rows", "tile 56x64x64", "!two 56-pixel rows", NULL};
-            const char *const *const want[2] = {want_on, two ? want_one : want_on};
-            int ok = run_sm90_both_ways(&pb, env, on, want, "sm90 halo rows", "halo-row runs differ");
-            const char *off_env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid,
-                                     "IGEMM_SM90_HALO=0", NULL};
-            const char *want_off[] = {"!halo rows", "tile 128x64x64", NULL};
-            ok = ok && run_sm90_forced(&pb, off_env, want_off, "sm90 halo rows off");
-            ran += ok;
-            problem_free(&pb);
-        }
-    }
+    const int ran = sm90_each_case(&cases[0].d, sizeof cases[0], ncases, 0x6606, halo_rows_one, cases);
+    if (ran < 0) return;
     CHECK_MSG(ran == 3 * ncases, "halo rows ran on %d of %d problems", ran, 3 * ncases);
+}
+
+/* gpu_sm90_halo_rotate's problem: three consumers in turn, then two in ping-pong, bit for bit */
+static int halo_rotate_one(problem_t *pb, int ci, const void *ctx)
+{
+    const halo_case_t *c = (const halo_case_t *)ctx + ci;
+    const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", c->grid, "IGEMM_SM90_HALO=1", c->slots, NULL};
+    const char *const knob[2] = {"IGEMM_SM90_HALO_NC=3", "IGEMM_SM90_HALO_NC=2"};
+    const char *want3[] = {"halo rows", "tile 112x64x64", "3 consumer warpgroups", NULL};
+    const char *want2[] = {"halo rows", "tile 112x64x64", "2 consumer warpgroups", NULL};
+    const char *const *const want[2] = {want3, want2};
+    return run_sm90_both_ways(pb, env, knob, want, "sm90 halo rotate", "3-consumer and 2-consumer runs differ");
 }
 
 /* Halo-row plans with three consumers taking the tiles in turn (IGEMM_SM90_HALO_NC=3: each
@@ -951,10 +978,7 @@ TEST(gpu_sm90_halo_rotate)
     SKIP_WITHOUT_GPU();
     if (skip_unless_sm90()) return;
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
-    struct {
-        igemm_conv2d_desc_t d;
-        const char *grid, *slots;
-    } cases[] = {
+    halo_case_t cases[] = {
         {shape(2, 6, 224, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=3", NULL},    /* 8 tiles per CTA */
         {shape(1, 1, 112, 64, 40, 3, 3, 1, 1, 1, 1, BF, BF), "IGEMM_SM90_GRID=1", NULL},    /* one tile, N tail */
         {shape(3, 3, 336, 64, 64, 3, 3, 1, 1, 1, 1, F16, F16), "IGEMM_SM90_GRID=4", NULL},  /* 3 tiles per row */
@@ -964,26 +988,8 @@ TEST(gpu_sm90_halo_rotate)
     };
     cases[4].d.pad_top = 0, cases[4].d.pad_bottom = 2, cases[4].d.pad_left = 2, cases[4].d.pad_right = 0;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6706)};
-    int ran = 0;
-    for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci].d, &e, &g, 1)) {
-                problem_free(&pb);
-                return;
-            }
-            const char *env[] = {"IGEMM_SM90_PIXPP=128", "IGEMM_SM90_BREUSE=1", cases[ci].grid, "IGEMM_SM90_HALO=1",
-                                 cases[ci].slots, NULL};
-            const char *const knob[2] = {"IGEMM_SM90_HALO_NC=3", "IGEMM_SM90_HALO_NC=2"};
-            const char *want3[] = {"halo rows", "tile 112x64x64", "3 consumer warpgroups", NULL};
-            const char *want2[] = {"halo rows", "tile 112x64x64", "2 consumer warpgroups", NULL};
-            const char *const *const want[2] = {want3, want2};
-            ran += run_sm90_both_ways(&pb, env, knob, want, "sm90 halo rotate", "3-consumer and 2-consumer runs differ");
-            problem_free(&pb);
-        }
-    }
+    const int ran = sm90_each_case(&cases[0].d, sizeof cases[0], ncases, 0x6706, halo_rotate_one, cases);
+    if (ran < 0) return;
     CHECK_MSG(ran == 3 * ncases, "halo rows in turn ran on %d of %d problems", ran, 3 * ncases);
 }
 

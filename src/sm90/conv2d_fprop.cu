@@ -910,6 +910,10 @@ static igemm_status_t sm90_configure(const igemm_conv_params_t *p, const igemm_d
              cfg->grid, (long long)tiles, best.split,
              best.split > 1 ? " (fp32 workspace + reduce)" : "", cfg->smem_bytes,
              pdl_why, best_t);
+    if (cfg->launch_cluster > 1) { /* (the diagnostic launch above: said, not silent) */
+        const size_t len = strlen(cfg->desc);
+        snprintf(cfg->desc + len, sizeof cfg->desc - len, ", launched in 2-CTA clusters it does not use (IGEMM_SM90_CLUSTER_LAUNCH=2)");
+    }
     return IGEMM_STATUS_SUCCESS;
 }
 
