@@ -64,6 +64,39 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile(uint32_t
                  : "memory");
 }
 
+/* cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: loads the
+ * tensor map's 3-D box at {c0, c1, c2} into dst and signals its byte count on bar. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_3d_tile(uint32_t dst, const void *tmap, uint32_t bar,
+                                                                        int32_t c0, int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: copies `bytes` (a multiple
+ * of 16; src and dst 16-byte aligned) from global src to shared dst, no tensor map, and signals
+ * the byte count on bar. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_shared_global(uint32_t dst, const void *src, uint32_t bytes,
+                                                                       uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"((uint64_t)src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+/* cp.async.bulk.tensor.3d.global.shared::cta.bulk_group: stores the shared-memory box at src to
+ * the tensor map's 3-D box at {c0, c1, c2}; out-of-bounds parts are not written. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_3d_global_shared_cta(const void *tmap, uint32_t src,
+                                                                                     int32_t c0, int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                     (uint64_t)tmap),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
 /* cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: stores the shared-memory box at src to
  * the tensor map's box at {c0, c1} (innermost first). Out-of-bounds parts of the box are not
  * written (the hardware clips them). Completion is tracked by bulk async-groups. */

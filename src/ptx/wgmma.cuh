@@ -37,6 +37,19 @@ static __device__ __forceinline__ uint64_t wgmma_desc_kmajor_sw128(uint32_t smem
     return d;
 }
 
+/* Descriptor of a K-major tile without swizzle: 8-row x 16-byte core matrices, each 128
+ * contiguous bytes (row i at +16 i); lbo = bytes from a core matrix to the next along K (the
+ * second 8 elements of a k16 step), sbo = bytes to the next 8 rows along M (or N). Start, lbo
+ * and sbo 16-byte aligned; core matrices may overlap (lbo < 128 reads shifted data). */
+static __device__ __forceinline__ uint64_t wgmma_desc_kmajor_none(uint32_t smem_addr, uint32_t lbo, uint32_t sbo)
+{
+    uint64_t d = 0;
+    d |= (uint64_t)((smem_addr & 0x3FFFFu) >> 4);
+    d |= (uint64_t)((lbo >> 4) & 0x3FFFu) << 16;
+    d |= (uint64_t)((sbo >> 4) & 0x3FFFu) << 32;
+    return d;
+}
+
 /* wgmma.fence.sync.aligned: orders prior register/shared accesses of this warpgroup before the
  * following wgmma.mma_async (required before the first MMA and whenever the accumulators were
  * touched by other instructions). */
