@@ -120,6 +120,7 @@ typedef struct igemm_family {
 
 /* Families (defined in their .cu files; absent in a build without CUDA). */
 extern const igemm_family_t igemm_family_sm90;      /* src/sm90/conv2d_fprop.cu */
+extern const igemm_family_t igemm_family_sm90_stem; /* src/sm90/conv2d_stem.cu: c <= 4, stride_w 2 */
 extern const igemm_family_t igemm_family_sm90_fold; /* src/sm90/conv2d_fold.cu: small c */
 extern const igemm_family_t igemm_family_sm80;   /* src/sm80/conv2d_fprop.cu */
 extern const igemm_family_t igemm_family_direct; /* src/gpu_ref/conv2d_direct.cu */

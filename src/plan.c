@@ -15,6 +15,7 @@
 #ifdef IGEMM_HAVE_CUDA
 static const igemm_family_t *const k_families[] = {
     &igemm_family_sm90,
+    &igemm_family_sm90_stem,
     &igemm_family_sm90_fold,
     &igemm_family_sm80,
     &igemm_family_direct,

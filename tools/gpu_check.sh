@@ -86,15 +86,15 @@ stage_sanitize() {
   # loaded once with its halo, the taps along W read it shifted) on a 3-CTA grid, and the same with
   # tiles of two 56-pixel rows (4 input rows per tile); their fused runs take three consumers in turn, and the
   # last case forces that (IGEMM_SM90_HALO_NC=3) with two staging boxes each on a 2-CTA grid
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr256_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1"; do
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr256_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC
-      case "$s" in halo_turn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=2 IGEMM_SM90_HALO_NC=3 IGEMM_SM90_RES_SLOTS=2;; halo*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=3;; skc*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_SKC=1;; pxppbr256*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=2;; pxpp*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=3;; gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
+      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC IGEMM_SM90_STEM
+      case "$s" in halo_turn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=2 IGEMM_SM90_HALO_NC=3 IGEMM_SM90_RES_SLOTS=2;; halo*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=3;; skc*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_SKC=1;; pxppbr256*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=2;; pxpp*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=3;; gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; fold_stem*) export IGEMM_SM90_STEM=0;; rstem_g3*) export IGEMM_SM90_GRID=3;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
       note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC
+  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC IGEMM_SM90_STEM
 }
 stage_stress() {
   stamp stress
@@ -304,6 +304,33 @@ stage_b2b() {
     # (tables in bench.log only: the device returns at most 8 files)
     timeout 400 ./build/igemm bench --shapes "$IGEMM_SHAPES" --vs cudnn --dtype bf16 --timing back-to-back $f >> "$OUT/bench.log" 2>&1; note "bench back-to-back ${f:-plain} rc=$?: $(grep geomean "$OUT/bench.log" | tail -1)"
   done
+}
+# the stem-rows family (conv2d_stem.cu) alone: its tests and the fold's, igemm check of ResNet-50
+# conv1 (every epilogue, bf16 and fp16), compute-sanitizer on two stems (the second on a 3-CTA grid),
+# and conv1 against cuDNN, plain and fused
+stage_stem() {
+  stamp stem
+  timeout 300 ./build/igemm_tests sm90_stem > "$OUT/stem_tests.log" 2>&1; rc=$?
+  timeout 200 ./build/igemm_tests fold_rows >> "$OUT/stem_tests.log" 2>&1; rc2=$?
+  note "stem tests rc=$rc/$rc2: $(grep -cE '^\[FAIL\]' "$OUT/stem_tests.log") failed; $(grep -E 'passed' "$OUT/stem_tests.log" | tr '\n' ' ')"
+  grep -E "FAIL|fail" "$OUT/stem_tests.log" | head -20 | tee -a "$SUMMARY"
+  for dt in bf16 fp16; do
+    timeout 200 ./build/igemm check --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --dtype $dt --epilogue all > /tmp/igemm_stem.log 2>&1; rc=$?
+    cat /tmp/igemm_stem.log >> "$CHK"
+    note "stem check conv1 $dt (rc=$rc): $(tail -1 /tmp/igemm_stem.log)"
+  done
+  for s in "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1"; do
+    for tool in memcheck racecheck synccheck; do
+      case "$s" in rstem_g3*) export IGEMM_SM90_GRID=3;; *) unset IGEMM_SM90_GRID;; esac
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none,bias-residual-relu >> "$CHK" 2>&1; rc=$?
+      note "stem sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
+    done
+  done
+  unset IGEMM_SM90_GRID
+  timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --dtype bf16 > "$OUT/stem_bench.log" 2>&1
+  timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --fused --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
+  IGEMM_SM90_STEM=0 timeout 200 ./build/igemm bench --shape "r50_conv1_fold,32,224,224,3,64,7,7,2,2,3,3,1,1" --fused --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
+  grep -E "r50_conv1|geomean" "$OUT/stem_bench.log" | tee -a "$SUMMARY"
 }
 stage_bench() {
   stamp bench
