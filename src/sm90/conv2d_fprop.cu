@@ -1087,8 +1087,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
 
     igemm_sm90_args_t a;
     memset(&a, 0, sizeof a);
-    a.gemm_m = p->gemm_m;
-    a.gemm_n = p->gemm_n;
     a.pq = (int32_t)(p->p * p->q);
     a.q = (int32_t)p->q;
     a.stride_h = (int32_t)p->stride_h;
@@ -1139,22 +1137,11 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_kernel_
         a.num_units = grid * ((a.tiles_m + a.rq - 1) / a.rq); /* the most laps a CTA takes */
     }
     a.stages = cfg->stages;
-    a.alpha = p->alpha;
-    a.beta = p->beta;
-    a.act_param = p->act_param;
-    a.act = p->act;
-    a.has_scale = p->has_scale;
-    a.has_bias = p->has_bias;
-    a.has_residual = p->has_residual;
-    a.out_dtype = (int32_t)p->out_dtype;
+    igemm_sm90_args_epilogue(p, &a);
     a.vec4 = (p->gemm_n % 4) == 0;
     a.vec2 = (p->gemm_n % 2) == 0;
     a.a_tiled = a_tiled;
     a.sb_vec2 = p->gemm_n % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
-    a.scale = p->scale;
-    a.bias = p->bias;
-    a.residual = p->residual;
-    a.y = p->y;
     a.workspace = a.splits > 1 ? (float *)workspace : NULL;
 #ifdef IGEMM_SM90_PHASE_PROBE
     a.probe = g_sm90_probe;

@@ -120,6 +120,26 @@ typedef struct igemm_sm90_args {
 #endif
 } igemm_sm90_args_t;
 
+/* Host side: a's epilogue fields (alpha, beta, activation, scale/bias/residual flags and
+ * pointers, y, its dtype, and M and N) from the problem; the other fields are the caller's. */
+static inline void igemm_sm90_args_epilogue(const igemm_conv_params_t *p, igemm_sm90_args_t *a)
+{
+    a->gemm_m = p->gemm_m;
+    a->gemm_n = p->gemm_n;
+    a->alpha = p->alpha;
+    a->beta = p->beta;
+    a->act_param = p->act_param;
+    a->act = p->act;
+    a->has_scale = p->has_scale;
+    a->has_bias = p->has_bias;
+    a->has_residual = p->has_residual;
+    a->out_dtype = (int32_t)p->out_dtype;
+    a->scale = p->scale;
+    a->bias = p->bias;
+    a->residual = p->residual;
+    a->y = p->y;
+}
+
 /* Phase probe (diagnostics build only, -DIGEMM_SM90_PHASE_PROBE): where cond holds, CTA 0
  * records clock64() (SM90_PROBE_GT: %globaltimer) at slot i of a.probe. In other builds the
  * call sites expand to nothing (not even the condition: the instances' SASS stays as it was). */

@@ -319,22 +319,9 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
         st->have_r = 1;
     }
 
-    igemm_sm90_args_t a;
+    igemm_sm90_args_t a; /* the epilogue's fields only (sm90_pixn_blocks) */
     memset(&a, 0, sizeof a);
-    a.gemm_m = p->gemm_m;
-    a.gemm_n = p->gemm_n;
-    a.alpha = p->alpha;
-    a.beta = p->beta;
-    a.act_param = p->act_param;
-    a.act = p->act;
-    a.has_scale = p->has_scale;
-    a.has_bias = p->has_bias;
-    a.has_residual = p->has_residual;
-    a.out_dtype = (int32_t)p->out_dtype;
-    a.scale = p->scale;
-    a.bias = p->bias;
-    a.residual = p->residual;
-    a.y = p->y;
+    igemm_sm90_args_epilogue(p, &a);
     igemm_sm90_stem_args_t sa;
     memset(&sa, 0, sizeof sa);
     sa.p = (int32_t)p->p;
