@@ -151,7 +151,7 @@ static int stem_supports(const igemm_conv_params_t *p, const igemm_device_info_t
         return 0;
     }
     const int64_t lim = (int64_t)1 << 30;
-    if (p->n * p->p >= lim || p->h >= lim || g.w2 >= lim || p->q >= lim || p->p * p->stride_h + p->r >= lim ||
+    if (p->n * p->p >= lim || p->n * p->p * g.tiles_q >= lim || p->h >= lim || g.w2 >= lim || p->q >= lim || p->p * p->stride_h + p->r >= lim ||
         p->pad_top >= lim || p->gemm_m >= ((int64_t)1 << 40) || g.x4_bytes + g.w_bytes > STEM_MAX_WORKSPACE) {
         STEM_WHY("n*p = %lld, h = %lld, w = %lld: beyond the stem path's 32-bit tile and TMA coordinates or its "
                  "2 GB workspace",
