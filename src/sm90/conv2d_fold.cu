@@ -1,7 +1,9 @@
 /*
  * conv2d_fold.cu — the sm90 path for convolutions with few input channels (the first layer of
  * an image network: c = 3), which the TMA im2col path cannot take (a pixel row of c*2 bytes must
- * be a multiple of 16). Exports igemm_family_sm90_fold (path IGEMM_PATH_SM90).
+ * be a multiple of 16). Exports igemm_family_sm90_fold (path IGEMM_PATH_SM90). Layers of c <= 4
+ * with stride 2 along W go to the stem-rows family first (conv2d_stem.cu: no folded copy; ResNet-50
+ * conv1 3x faster than the fold below); the layers it does not take come here.
  *
  * ALGORITHM: fold filter taps into channels, then run the sm90 kernel (conv2d_fprop.cu).
  *   F filter rows (1 <= F <= floor(64 / (S*C))) and all S filter columns are folded into one

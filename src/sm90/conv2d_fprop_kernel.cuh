@@ -649,6 +649,39 @@ static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t 
                                                 sm90_pack2_relu<DT>(v[2], v[3], relu));
 }
 
+/* The pixels-as-N epilogue of a whole tile (TP pixels x this warpgroup's 64 channels; v = the
+ * m64nTPk16 accumulators): the residual (has_res: a TP x 64 box at rbox, 128B-swizzled) read by
+ * ldmatrix for every block pair at once, so their latency overlaps, then sm90_pixn_blocks per pair
+ * of 8-pixel blocks (and the last block alone when TP = 16 j + 8) into the staging box at box,
+ * rows = pixels, 128B-swizzled as the TMA store expects. Each warp reads and then overwrites only
+ * its own 16 channels (box == rbox is fine). */
+template <int DT, int TP, bool GENERAL, bool ACT_ANY>
+static __device__ __forceinline__ void sm90_pixn_tile(const igemm_sm90_args_t &a, float *v, uint32_t box,
+                                                      uint32_t rbox, bool has_res, int warp, int lane, float as0,
+                                                      float bi0, float as1, float bi1)
+{
+    const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
+    const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
+    constexpr int JL = TP / 8 - 1; /* TP = 16 j + 8: the last 8-pixel block alone (lanes 0-15) */
+    const uint32_t off_tail = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
+    uint32_t rres[TP / 16 + 1][4];
+    if (GENERAL && has_res) {
+#pragma unroll
+        for (int jp = 0; jp < TP / 16; jp++)
+            sm90_pixn_residual<2>(rres[jp], rbox + (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk);
+        if constexpr (TP % 16 == 8) sm90_pixn_residual<1>(rres[TP / 16], rbox + off_tail);
+    }
+#pragma unroll
+    for (int jp = 0; jp < TP / 16; jp++) {
+        const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
+        /* v[4q + 2h + e]: pixel block 2jp + q, half h */
+        sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &v[8 * jp], box + off, rres[jp], has_res, as0, bi0, as1, bi1);
+    }
+    if constexpr (TP % 16 == 8)
+        sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &v[4 * JL], box + off_tail, rres[TP / 16], has_res, as0, bi0, as1,
+                                                  bi1);
+}
+
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
  * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
  * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
@@ -1415,31 +1448,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                  * this consumer's chunk (valid when nres > rch) */
                 const bool has_res = a.has_residual && (box_res || nres > rch);
                 const uint32_t rbox = box_res ? box : a_smem + (uint32_t)((rstage + rch) % S) * A_STAGE;
-                const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
-                const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
-                constexpr int JL = TP / 8 - 1; /* TP = 16 j + 8: the last 8-pixel block alone (lanes 0-15) */
-                const uint32_t off_tail = (uint32_t)(8 * JL + (int)li) * 128u + chunk;
-                /* the tile's residual first, every block pair's ldmatrix in flight at once (each
-                 * warp reads and then overwrites only its own 16 channels of the box) */
-                uint32_t rres[TP / 16 + 1][4];
                 SM90_PROBE(cw == 0 && tid == 0 && j == 0, 15);
-                if (GENERAL && has_res) {
-#pragma unroll
-                    for (int jp = 0; jp < TP / 16; jp++)
-                        sm90_pixn_residual<2>(rres[jp], rbox + (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u +
-                                                            chunk);
-                    if constexpr (TP % 16 == 8) sm90_pixn_residual<1>(rres[TP / 16], rbox + off_tail);
-                }
-#pragma unroll
-                for (int jp = 0; jp < TP / 16; jp++) {
-                    const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
-                    /* v[4q + 2h + e]: pixel block 2jp + q, half h */
-                    sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &acc[0][8 * jp], box + off, rres[jp], has_res, as0,
-                                                              bi0, as1, bi1);
-                }
-                if constexpr (TP % 16 == 8)
-                    sm90_pixn_blocks<DT, 1, GENERAL, ACT_ANY>(a, &acc[0][4 * JL], box + off_tail, rres[TP / 16], has_res,
-                                                              as0, bi0, as1, bi1);
+                sm90_pixn_tile<DT, TP, GENERAL, ACT_ANY>(a, acc[0], box, rbox, has_res, warp, lane, as0, bi0, as1, bi1);
                 SM90_PROBE(cw == 0 && tid == 0 && j == 0, 16);
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);

@@ -328,7 +328,6 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     sa.stride_h = (int32_t)p->stride_h;
     sa.pad_top = (int32_t)p->pad_top;
     sa.d_lo = (int32_t)g.d_lo;
-    sa.rows = (int32_t)p->r;
     sa.tiles_q = (int32_t)g.tiles_q;
     sa.num_tiles = (int32_t)(p->n * p->p * g.tiles_q);
     sa.stages = cfg->stages;

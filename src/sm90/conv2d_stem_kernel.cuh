@@ -23,7 +23,6 @@ typedef struct igemm_sm90_stem_args {
     int32_t p;           /* output rows */
     int32_t stride_h, pad_top;
     int32_t d_lo;        /* the first pair tap: floor(-pad_left / 2) */
-    int32_t rows;        /* R: filter rows, the input rows of a tile */
     int32_t tiles_q;     /* ceil(Q / TP) tiles per output row */
     int32_t num_tiles;   /* n * p * tiles_q */
     int32_t stages;      /* operand ring stages (one tile each) */
@@ -147,10 +146,6 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
         if (a.has_scale) as0 = a.alpha * __ldg(a.scale + k0), as1 = a.alpha * __ldg(a.scale + k1);
         if (a.has_bias) bi0 = __ldg(a.bias + k0), bi1 = __ldg(a.bias + k1);
     }
-    /* stmatrix/ldmatrix addressing inside a staging box (rows = pixels, 128B-swizzled): matrix
-     * mi = lane/8 is (channel half mi & 1, pixel block mi >> 1) of a pair of 8-pixel blocks */
-    const uint32_t mi = (uint32_t)lane >> 3, li = (uint32_t)lane & 7u;
-    const uint32_t chunk = ((2u * (uint32_t)warp + (mi & 1u)) ^ li) << 4;
     ptx_mbarrier_wait_parity(w_bar, 0); /* the folded filter landed */
 
     float acc[TP / 2];
@@ -192,21 +187,11 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
         for (int j = 0; j < TP / 2; j++) wgmma_fence_operand(acc[j]);
         sm90_release_stage(empty_bar, 0u, stage, lane == 0);
 
-        /* epilogue: TP pixels x this CTA's 64 channels */
+        /* epilogue: TP pixels x this CTA's 64 channels (the residual, if any, landed in the box) */
         const int slot = cw * STEM_EB + u % STEM_EB;
         const uint32_t box = e_smem + (uint32_t)slot * EBOX;
         if (has_res) ptx_mbarrier_wait_parity(rfull_bar + 8u * (uint32_t)slot, (uint32_t)((u / STEM_EB) & 1));
-        uint32_t rres[TP / 16][4];
-        if (has_res) {
-#pragma unroll
-            for (int jp = 0; jp < TP / 16; jp++)
-                sm90_pixn_residual<2>(rres[jp], box + (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk);
-        }
-#pragma unroll
-        for (int jp = 0; jp < TP / 16; jp++) {
-            const uint32_t off = (uint32_t)(16 * jp + 8 * (int)(mi >> 1) + (int)li) * 128u + chunk;
-            sm90_pixn_blocks<DT, 2, GENERAL, ACT_ANY>(a, &acc[8 * jp], box + off, rres[jp], has_res, as0, bi0, as1, bi1);
-        }
+        sm90_pixn_tile<DT, TP, GENERAL, ACT_ANY>(a, acc, box, box, has_res, warp, lane, as0, bi0, as1, bi1);
         ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
         ptx_bar_sync(1 + (uint32_t)cw, 128);
         if (tid == 0) {
