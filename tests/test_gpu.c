@@ -1191,45 +1191,58 @@ TEST(gpu_sm90_stem_gather)
 
 /* The stem-rows family (conv2d_stem.cu: c <= 4, stride_w 2; the tile's input rows staged once as
  * pixel pairs, the filter taps read from them by shifted descriptors): 7x7 pad 3 (ResNet), 3x3
- * pad 1 (c = 1, odd W), 5x5 pad 2 (c = 4, k = 16), 4x4 pad 1 with stride_h 2 and asymmetric padding
- * (c = 2, k = 48), 4x4 pad 0 stride_h 1 (c = 3, k = 24); output rows of 18 to 150 pixels (tiles of
- * 112 or 128 with tails), every epilogue kind, bf16 and f16, on the planner's grid and on a 3-CTA
- * grid (each CTA many tiles: the operand ring, the order barriers and the staging boxes wrap).
- * Each must name the family and match the reference, and both grids must agree bit for bit. */
+ * pad 1 (c = 1, odd W and W = 40), 5x5 pad 2 (c = 4, k = 16), 4x4 pad 1 with stride_h 2 and
+ * asymmetric padding (c = 2, k = 48), 4x4 pad 0 stride_h 1 (c = 3, k = 24); output rows of 18 to
+ * 150 pixels (tiles of 112 or 128 with tails), every epilogue kind, bf16 and f16, on the planner's
+ * grid and on a 3-CTA grid (each CTA many tiles: the rings, the order barriers and the staging
+ * boxes wrap). Where w c % 8 == 0 the kernel reads x in place (raw mode: TMA chunks of the rows,
+ * repacked in shared memory), and the same problem also runs with the pre-pass
+ * (IGEMM_SM90_STEM_RAW=0); the other shapes take the pre-pass. Each run must name its mode and
+ * match the reference, and both grids must agree bit for bit. */
 TEST(gpu_sm90_stem_rows)
 {
     SKIP_WITHOUT_GPU();
     if (skip_unless_sm90()) return;
     const igemm_dtype_t F16 = IGEMM_DTYPE_F16, BF = IGEMM_DTYPE_BF16;
     igemm_conv2d_desc_t cases[] = {
-        shape(2, 40, 40, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),   /* ResNet stem, Q = 20 (w % 8 == 0: 16-byte pre-pass) */
-        shape(1, 21, 300, 3, 64, 7, 7, 2, 3, 1, 1, F16, F16), /* Q = 150: two 112-pixel tiles per row */
-        shape(2, 33, 47, 1, 32, 3, 3, 2, 1, 1, 1, F16, F16),  /* c = 1, odd W */
-        shape(1, 29, 258, 4, 16, 5, 5, 2, 2, 1, 1, BF, BF),   /* c = 4, k = 16, Q = 129 */
-        shape(2, 26, 64, 2, 48, 4, 4, 2, 1, 1, 1, BF, BF),    /* 4x4 pad 1: 3 pair taps */
-        shape(1, 19, 256, 3, 24, 4, 4, 2, 0, 1, 1, F16, F16), /* 4x4 pad 0, Q = 127: a 128-pixel tile */
+        shape(2, 40, 40, 3, 64, 7, 7, 2, 3, 1, 1, BF, BF),   /* ResNet stem, Q = 20 (raw: w c = 120) */
+        shape(1, 21, 300, 3, 64, 7, 7, 2, 3, 1, 1, F16, F16), /* Q = 150: two 112-pixel tiles per row (pre-pass) */
+        shape(2, 33, 47, 1, 32, 3, 3, 2, 1, 1, 1, F16, F16),  /* c = 1, odd W (pre-pass) */
+        shape(1, 20, 40, 1, 32, 3, 3, 2, 1, 1, 1, BF, BF),    /* c = 1 raw */
+        shape(1, 29, 258, 4, 16, 5, 5, 2, 2, 1, 1, BF, BF),   /* c = 4, k = 16, Q = 129 (raw) */
+        shape(2, 26, 64, 2, 48, 4, 4, 2, 1, 1, 1, BF, BF),    /* 4x4 pad 1: 3 pair taps (raw) */
+        shape(1, 19, 256, 3, 24, 4, 4, 2, 0, 1, 1, F16, F16), /* 4x4 pad 0, Q = 127: a 128-pixel tile (raw) */
     };
-    cases[4].pad_bottom = 2;
-    cases[5].stride_h = 1;
+    cases[5].pad_bottom = 2;
+    cases[6].stride_h = 1;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     trng_t g = {test_seed(0x6806)};
     const char *const knob[2] = {"IGEMM_SM90_GRID=0", "IGEMM_SM90_GRID=3"}; /* the planner's grid; 3 CTAs */
-    const char *const desc_want[] = {"stem rows", "!fold", NULL};
-    const char *const *const want[2] = {desc_want, desc_want};
-    int ran = 0;
+    const char *const want_raw[] = {"stem rows", "read in place", "!fold", "!pre-pass", NULL};
+    const char *const want_pre[] = {"stem rows", "pre-pass", "!fold", "!read in place", NULL};
+    const char *const raw_off[] = {"IGEMM_SM90_STEM_RAW=0", NULL};
+    int ran = 0, runs = 0;
     for (int ci = 0; ci < ncases; ci++) {
-        for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
-            const igemm_epilogue_t e = epilogue_kind(ek);
-            problem_t pb;
-            if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+        const int raw = (cases[ci].w * cases[ci].c) % 8 == 0;
+        for (int mode = 0; mode < (raw ? 2 : 1); mode++) { /* as planned; then the pre-pass */
+            const char *const *const want[2] = {raw && mode == 0 ? want_raw : want_pre,
+                                                raw && mode == 0 ? want_raw : want_pre};
+            for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+                const igemm_epilogue_t e = epilogue_kind(ek);
+                problem_t pb;
+                if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+                    problem_free(&pb);
+                    return;
+                }
+                runs++;
+                ran += run_sm90_both_ways(&pb, mode == 1 ? raw_off : NULL, knob, want,
+                                          mode == 1 ? "sm90 stem rows pre-pass" : "sm90 stem rows",
+                                          "stem-rows results differ with the grid");
                 problem_free(&pb);
-                return;
             }
-            ran += run_sm90_both_ways(&pb, NULL, knob, want, "sm90 stem rows", "stem-rows results differ with the grid");
-            problem_free(&pb);
         }
     }
-    CHECK_MSG(ran == ncases * 3, "stem-rows path ran %d of %d problems", ran, ncases * 3);
+    CHECK_MSG(ran == runs && runs == 3 * (ncases + 5), "stem-rows path ran %d of %d problems", ran, runs);
 }
 
 /* Two live plans that run the same sm90 kernel instance with different shared-memory needs

@@ -12,7 +12,8 @@ STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b 
 # sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
 # two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races),
 # smemdiag (ncu SOL of the r50_l4 tiles and cuDNN's), stagesweep (time against ring depth), l4tiles (other
-# tiles for r50_l4), knobsweep (KS_SHAPES x KS_CFGS, ours only, back to back)
+# tiles for r50_l4), knobsweep (KS_SHAPES x KS_CFGS, ours only, back to back), stem (the stem-rows
+# family alone: tests, checks, sanitizers, conv1 raw mode against the pre-pass), stemdiag (ncu of the stem)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
@@ -126,6 +127,16 @@ stage_ncuconv1() {
   { echo "=== ncu r50_conv1 (fold pre-pass + conv)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
       ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -E "igemm_|Duration|Compute \(SM\) Throughput|DRAM Throughput"; } >> "$CHK"
   grep -A3 "=== ncu r50_conv1" "$CHK" >/dev/null; note "ncu conv1: $(grep -cE 'Duration' "$CHK") kernel durations logged"
+}
+# the stem kernel under Nsight Compute (plain conv1): where its time goes (pipes, warp stalls, memory)
+stage_stemdiag() {
+  stamp stemdiag
+  for raw in 1 0; do
+    { echo "=== stemdiag raw=$raw"; IGEMM_SM90_STEM_RAW=$raw timeout 150 ncu --clock-control none -k regex:"igemm_sm90_stem|igemm_stem_prep" --launch-skip 2 --launch-count 2 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+        ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -vE "^==PROF==|^ *-+ *$|^ *$"; } >> "$OUT/stemdiag.log"
+  done
+  note "stemdiag: $(grep -cE 'Duration' "$OUT/stemdiag.log") kernel durations; $(grep -E '^=== |Duration' "$OUT/stemdiag.log" | tr -s ' ' | tr '\n' ' ' | cut -c1-300)"
 }
 stage_diag() {
   stamp diag
@@ -306,8 +317,9 @@ stage_b2b() {
   done
 }
 # the stem-rows family (conv2d_stem.cu) alone: its tests and the fold's, igemm check of ResNet-50
-# conv1 (every epilogue, bf16 and fp16), compute-sanitizer on two stems (the second on a 3-CTA grid),
-# and conv1 against cuDNN, plain and fused
+# conv1 (every epilogue, bf16 and fp16; raw mode and pre-pass mode), compute-sanitizer on four stems
+# (pre-pass and raw mode, each also on a 3-CTA grid), conv1 against cuDNN, plain and fused, and
+# raw mode against the pre-pass (IGEMM_SM90_STEM_RAW=0) in 3 alternating rounds
 stage_stem() {
   stamp stem
   timeout 300 ./build/igemm_tests sm90_stem > "$OUT/stem_tests.log" 2>&1; rc=$?
@@ -315,13 +327,15 @@ stage_stem() {
   note "stem tests rc=$rc/$rc2: $(grep -cE '^\[FAIL\]' "$OUT/stem_tests.log") failed; $(grep -E 'passed' "$OUT/stem_tests.log" | tr '\n' ' ')"
   grep -E "FAIL|fail" "$OUT/stem_tests.log" | head -20 | tee -a "$SUMMARY"
   for dt in bf16 fp16; do
-    timeout 200 ./build/igemm check --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --dtype $dt --epilogue all > /tmp/igemm_stem.log 2>&1; rc=$?
-    cat /tmp/igemm_stem.log >> "$CHK"
-    note "stem check conv1 $dt (rc=$rc): $(tail -1 /tmp/igemm_stem.log)"
+    for raw in 1 0; do
+      IGEMM_SM90_STEM_RAW=$raw timeout 200 ./build/igemm check --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --dtype $dt --epilogue all > /tmp/igemm_stem.log 2>&1; rc=$?
+      cat /tmp/igemm_stem.log >> "$CHK"
+      note "stem check conv1 $dt raw=$raw (rc=$rc): $(tail -1 /tmp/igemm_stem.log)"
+    done
   done
-  for s in "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1"; do
+  for s in "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "rstem_raw,2,40,40,3,64,7,7,2,2,3,3,1,1" "rstem_raw_g3,1,21,296,3,64,7,7,2,2,3,3,1,1"; do
     for tool in memcheck racecheck synccheck; do
-      case "$s" in rstem_g3*) export IGEMM_SM90_GRID=3;; *) unset IGEMM_SM90_GRID;; esac
+      case "$s" in *_g3*) export IGEMM_SM90_GRID=3;; *) unset IGEMM_SM90_GRID;; esac
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none,bias-residual-relu >> "$CHK" 2>&1; rc=$?
       note "stem sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
@@ -329,8 +343,14 @@ stage_stem() {
   unset IGEMM_SM90_GRID
   timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --dtype bf16 > "$OUT/stem_bench.log" 2>&1
   timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --fused --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
-  IGEMM_SM90_STEM=0 timeout 200 ./build/igemm bench --shape "r50_conv1_fold,32,224,224,3,64,7,7,2,2,3,3,1,1" --fused --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
-  grep -E "r50_conv1|geomean" "$OUT/stem_bench.log" | tee -a "$SUMMARY"
+  for round in 1 2 3; do
+    for raw in 1 0; do
+      for f in "" "--fused"; do
+        IGEMM_SM90_STEM_RAW=$raw timeout 200 ./build/igemm bench --shape "r50_conv1_raw${raw}${f:+_fused}_r$round,32,224,224,3,64,7,7,2,2,3,3,1,1" $f --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
+      done
+    done
+  done
+  grep -E "^r50_conv1|geomean" "$OUT/stem_bench.log" | tee -a "$SUMMARY"
 }
 stage_bench() {
   stamp bench
