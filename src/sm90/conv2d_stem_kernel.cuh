@@ -121,7 +121,7 @@ static __device__ __forceinline__ void stem_fold_filter(const igemm_sm90_stem_ar
 }
 
 /* Raw mode: pair pi of rows r0 .. r0 + RB - 1 (their loads first, one shared-memory round trip,
- * then the stores; RB = 4 rows of C = 4, or all 7, spilled the producer's 40 registers). src0, dst0: the pair in row 0 of the raw and the pair stage. */
+ * then the stores). src0, dst0: the pair in row 0 of the raw and the pair stage. */
 template <int C, int R, int ROWP, int RB>
 static __device__ __forceinline__ void stem_repack_rows(uint32_t src0, uint32_t dst0, int r0)
 {
@@ -173,7 +173,9 @@ static __device__ __forceinline__ void stem_repack(uint32_t raw, uint32_t pair, 
     for (int pi = t; pi < ROWP; pi += NT) {
         const int e = off + 2 * C * pi, ch = e / STEM_RAW_STEP, within = e - ch * STEM_RAW_STEP;
         const uint32_t src0 = raw + (uint32_t)(ch * PITCH + 2 * within), dst0 = pair + (uint32_t)pi * 16u;
-        constexpr int RB = C == 4 ? 2 : 4; /* rows per batch */
+        /* rows per batch: all R (the consumers have the registers; the two batches of 4 rows that
+         * fit the producer's 40 registers had two shared-memory round trips per pair) */
+        constexpr int RB = R;
 #pragma unroll
         for (int r0 = 0; r0 < R; r0 += RB) {
             if (R - r0 >= RB) stem_repack_rows<C, R, ROWP, RB>(src0, dst0, r0);
@@ -319,12 +321,19 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
     float acc[TP / 2];
 #pragma unroll
     for (int j = 0; j < TP / 2; j++) acc[j] = 0.0f;
+    /* the ring position of this consumer's tile i = cw + NC u: stage i mod S, phase (i / S) mod 2,
+     * advanced by NC per tile (a run-time division per tile cost ~6% of the consumers' time) */
+    int stage = cw, phase = 0;
+    while (stage >= S) stage -= S, phase ^= 1;
     for (int tile = (int)blockIdx.x + cw * (int)gridDim.x, i = cw, u = 0; tile < g.num_tiles;
          tile += NC * (int)gridDim.x, i += NC, u++) {
+        if (u > 0) {
+            stage += NC;
+            while (stage >= S) stage -= S, phase ^= 1;
+        }
         /* in tile order: the previous tile's consumer has passed its stage wait */
         if (i > 0) ptx_mbarrier_wait_parity(order_bar + 8u * cw, (uint32_t)((cw == 0 ? u - 1 : u) & 1));
-        const int stage = i % S;
-        ptx_mbarrier_wait_parity(full_bar + 8u * stage, (uint32_t)((i / S) & 1));
+        ptx_mbarrier_wait_parity(full_bar + 8u * stage, (uint32_t)phase);
         if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)((cw + 1) % NC));
         const int np = igemm_fastdiv_div(tile, g.fd_tq), tq = tile - np * g.tiles_q;
         const uint32_t stage_smem = x_smem + (uint32_t)stage * g.stage_bytes;
