@@ -271,6 +271,7 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
                     /* the row segment from pixel 2 (q0 + d_lo), in NCH chunks from the 16-byte
                      * aligned element at or below its first */
                     const int e0 = (2 * g.c * (tq * TP + g.d_lo)) & ~7;
+#pragma unroll 1
                     for (int ch = 0; ch < g.raw_nch; ch++)
                         ptx_cp_async_bulk_tensor_3d_tile(dst + (uint32_t)(ch * STEM_RAW_PITCH(R)), &tmap_x, fb,
                                                          e0 + ch * STEM_RAW_STEP, y0, n);
