@@ -40,7 +40,7 @@ typedef struct igemm_sm90_stem_args {
     int32_t tiles_q;     /* ceil(Q / TP) tiles per output row */
     int32_t num_tiles;   /* n * p * tiles_q */
     int32_t stages;      /* operand ring stages (one tile each) */
-    int32_t raw;         /* 1: tmap_x is x itself ({w c, h, n}); the producer repacks it into pairs */
+    int32_t raw;         /* 1: tmap_x is x itself ({w c, h, n}); each consumer repacks its tile into pairs */
     int32_t c;           /* input channels (1..4) */
     int32_t k, s, pad_left; /* the filter: k rows, s taps per row (for the in-kernel fold; w k r s c
                                elements fit the staging boxes: the host checks) */
@@ -58,8 +58,8 @@ typedef struct igemm_sm90_stem_args {
  * the NT threads t = 0 .. NT-1 (the consumer warpgroups): w (KRSC, 16-byte aligned) copied as it is
  * into scratch by 16-byte loads (all issued before the stores), then folded from there, a 16-byte
  * row of a core matrix per thread and step. (Element by element, gathered straight from w by every
- * thread of every CTA, it cost ~3 us on ResNet-50 conv1.) bar: a named barrier of the NT threads. Ends with the folded filter visible to the async
- * proxy (wgmma) and that barrier passed. */
+ * thread of every CTA, it cost ~3 us on ResNet-50 conv1.) bar: a named barrier of the NT threads.
+ * Ends with the folded filter visible to the async proxy (wgmma) and that barrier passed. */
 template <int R, int KS, int NT>
 static __device__ __forceinline__ void stem_fold_filter(const igemm_sm90_stem_args_t &g, uint32_t w_smem,
                                                         uint32_t scratch, int t, uint32_t bar)
@@ -120,16 +120,16 @@ static __device__ __forceinline__ void stem_fold_filter(const igemm_sm90_stem_ar
     ptx_bar_sync(bar, NT);
 }
 
-/* Raw mode: pair pi of rows r0 .. r0 + RB - 1 (their loads first, one shared-memory round trip,
- * then the stores). src0, dst0: the pair in row 0 of the raw and the pair stage. */
-template <int C, int R, int ROWP, int RB>
-static __device__ __forceinline__ void stem_repack_rows(uint32_t src0, uint32_t dst0, int r0)
+/* Raw mode: pair pi of all R rows, the loads first (one shared-memory round trip), then the
+ * stores. src0, dst0: the pair in row 0 of the raw and the pair stage. */
+template <int C, int R, int ROWP>
+static __device__ __forceinline__ void stem_repack_rows(uint32_t src0, uint32_t dst0)
 {
     constexpr int CHUNK = STEM_RAW_CHUNK;
-    uint32_t v[RB][4];
+    uint32_t v[R][4];
 #pragma unroll
-    for (int rr = 0; rr < RB; rr++) {
-        const uint32_t src = src0 + (uint32_t)((r0 + rr) * CHUNK * 2);
+    for (int rr = 0; rr < R; rr++) {
+        const uint32_t src = src0 + (uint32_t)(rr * CHUNK * 2);
         if (C == 4) {
             asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                          : "=r"(v[rr][0]), "=r"(v[rr][1]), "=r"(v[rr][2]), "=r"(v[rr][3])
@@ -145,13 +145,13 @@ static __device__ __forceinline__ void stem_repack_rows(uint32_t src0, uint32_t 
         }
     }
 #pragma unroll
-    for (int rr = 0; rr < RB; rr++) {
+    for (int rr = 0; rr < R; rr++) {
         uint32_t o0, o1, o2, o3;
         if (C == 4) o0 = v[rr][0], o1 = v[rr][1], o2 = v[rr][2], o3 = v[rr][3];
         else if (C == 3) o0 = v[rr][0], o1 = v[rr][1] & 0xffffu, o2 = (v[rr][1] >> 16) | (v[rr][2] << 16), o3 = v[rr][2] >> 16;
         else if (C == 2) o0 = v[rr][0], o1 = 0u, o2 = v[rr][2], o3 = 0u;
         else o0 = v[rr][0] & 0xffffu, o1 = 0u, o2 = v[rr][0] >> 16, o3 = 0u;
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst0 + (uint32_t)((r0 + rr) * ROWP * 16)),
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst0 + (uint32_t)(rr * ROWP * 16)),
                      "r"(o0), "r"(o1), "r"(o2), "r"(o3)
                      : "memory");
     }
@@ -173,14 +173,7 @@ static __device__ __forceinline__ void stem_repack(uint32_t raw, uint32_t pair, 
     for (int pi = t; pi < ROWP; pi += NT) {
         const int e = off + 2 * C * pi, ch = e / STEM_RAW_STEP, within = e - ch * STEM_RAW_STEP;
         const uint32_t src0 = raw + (uint32_t)(ch * PITCH + 2 * within), dst0 = pair + (uint32_t)pi * 16u;
-        /* rows per batch: all R (the consumers have the registers; the two batches of 4 rows that
-         * fit the producer's 40 registers had two shared-memory round trips per pair) */
-        constexpr int RB = R;
-#pragma unroll
-        for (int r0 = 0; r0 < R; r0 += RB) {
-            if (R - r0 >= RB) stem_repack_rows<C, R, ROWP, RB>(src0, dst0, r0);
-            else stem_repack_rows<C, R, ROWP, (R % RB == 0 ? RB : R % RB)>(src0, dst0, r0);
-        }
+        stem_repack_rows<C, R, ROWP>(src0, dst0);
     }
 }
 
