@@ -25,7 +25,7 @@ GEN_SM90 := -gencode arch=compute_90a,code=sm_90a
 NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude --expt-relaxed-constexpr -Xptxas -warn-spills
 
-C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c)
+C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c src/sm90/*.c)
 ifeq ($(HAVE_CUDA),1)
 CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/sm90/*.cu)
 CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define IGEMM_VERSION_MAJOR 0
-#define IGEMM_VERSION_MINOR 1
+#define IGEMM_VERSION_MINOR 2
 #define IGEMM_VERSION_PATCH 0
 /* Single integer, comparable: 10000*major + 100*minor + patch. */
 #define IGEMM_VERSION (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)
@@ -107,10 +107,61 @@ typedef struct igemm_epilogue {
     float act_param;               /* leaky_relu slope (default 0.01) */
 } igemm_epilogue_t;
 
+/* ---------------------------------------------------------------------------------------
+ * EXPERIMENTAL — plan hints. UNSTABLE: the fields, their values and what the planner does with
+ * them may change in any release, without a deprecation period. They exist for tuning, tests
+ * and A/B measurements (igemm bench --hints, scripts/gpu_check.sh); production code should
+ * leave them out (NULL) and let the planner choose.
+ *
+ * A hint restricts the planner's choice; 0 in any field means "the planner decides". kernel
+ * names one sm90 (Hopper) kernel: only it may take the problem, and plan creation fails with
+ * NOT_SUPPORTED (the message says why) if it cannot. The other fields are honoured by the
+ * kernels they describe and ignored by the rest (the general and direct paths ignore all);
+ * with kernel = AUTO, a tile, consumer or split hint keeps the row-tile kernels (cooperative,
+ * pingpong) only. igemm_plan_describe() lists the hints a plan was made with.
+ * The text form (igemm_plan_hints_parse) is "key=value,key=value", keys as the field names
+ * (kernel takes the names below without the prefix, e.g. "kernel=pingpong,tile=128x64,grid=4").
+ * --------------------------------------------------------------------------------------- */
+typedef enum igemm_kernel {
+    IGEMM_KERNEL_AUTO = 0,
+    IGEMM_KERNEL_COOPERATIVE = 1,       /* "cooperative": row tiles of 128/192/256 pixels, 2-3
+                                           consumer warpgroups on one tile (split-K allowed) */
+    IGEMM_KERNEL_PINGPONG = 2,          /* "pingpong": 128-pixel row tiles, two consumers taking
+                                           tiles in turn */
+    IGEMM_KERNEL_PIXELS_N = 3,          /* "pixels_n": TP (80, 96, 208) pixels x 128 channels,
+                                           the pixels as the wgmma N */
+    IGEMM_KERNEL_PIXELS_N_PINGPONG = 4, /* "pixels_n_pingpong": 128 pixels x 64 channels, in turn */
+    IGEMM_KERNEL_HALO_ROWS = 5,         /* "halo_rows": 3x3 stride-1 convs of 64 channels, input
+                                           rows loaded once with their halo */
+    IGEMM_KERNEL_SPLIT_CLUSTER = 6,     /* "split_cluster": a 2-CTA cluster per 128x128 tile,
+                                           each CTA half of K */
+    IGEMM_KERNEL_STEM_ROWS = 7,         /* "stem_rows": c <= 4, stride_w 2 (image stems) */
+    IGEMM_KERNEL_FOLD = 8               /* "fold": c % 8 != 0: taps folded into channels, then the
+                                           kernels above on the folded problem */
+} igemm_kernel_t;
+
+typedef struct igemm_plan_hints {
+    int kernel;          /* igemm_kernel_t (0 = AUTO) */
+    int tile_m;          /* output pixels per tile: row tiles 128, 192 or 256; pixels_n 80, 96 or
+                            208; pixels_n_pingpong 128; halo_rows 56 or 112 */
+    int tile_n;          /* output channels per tile: 64, 128 or 256 */
+    int consumers;       /* consumer warpgroups: 2 or 3 */
+    int stages;          /* at most this many operand pipeline stages (>= 2) */
+    int split_k;         /* split K over this many partial sums (>= 1; row tiles only) */
+    int grid;            /* at most this many CTAs (persistent kernels) */
+    int staging_boxes;   /* epilogue staging boxes per consumer (1..6) */
+    int filter_resident; /* 1: keep the filter in shared memory where the kernel can; -1: never */
+    int pdl;             /* programmatic dependent launch: 1 on any grid, -1 off */
+    int rows_per_tile;   /* halo_rows: output rows per tile (1 or 2) */
+    int fold_rows;       /* fold: filter rows folded into each pixel (>= 1) */
+    int stem_prepass;    /* stem_rows: 1 pads x by a pre-pass even where the kernel could read it */
+} igemm_plan_hints_t;
+
 /* Plan creation options. */
 typedef struct igemm_plan_options {
-    igemm_path_t path; /* default AUTO */
-    int device;        /* CUDA device ordinal; -1 (default) = the current device */
+    igemm_path_t path;                /* default AUTO */
+    int device;                       /* CUDA device ordinal; -1 (default) = the current device */
+    const igemm_plan_hints_t *hints;  /* EXPERIMENTAL (above); NULL (default) = none */
 } igemm_plan_options_t;
 
 typedef struct igemm_plan igemm_plan_t;
@@ -134,8 +185,18 @@ IGEMM_API igemm_conv2d_desc_t igemm_conv2d_desc_default(void);
 /* Returns the identity epilogue (alpha 1, beta 1, nothing fused, no activation). */
 IGEMM_API igemm_epilogue_t igemm_epilogue_default(void);
 
-/* Returns default plan options (AUTO path, current device). */
+/* Returns default plan options (AUTO path, current device, no hints). */
 IGEMM_API igemm_plan_options_t igemm_plan_options_default(void);
+
+/* EXPERIMENTAL. Returns hints with every field 0 (the planner decides everything). */
+IGEMM_API igemm_plan_hints_t igemm_plan_hints_default(void);
+
+/* EXPERIMENTAL. Parses "key=value[,key=value...]" (keys: kernel, tile (MxN), tile_m, tile_n,
+ * consumers, stages, split_k, grid, staging_boxes, filter_resident, pdl, rows_per_tile,
+ * fold_rows, stem_prepass; on/off fields take 1/-1 or on/off) into *hints, which starts from
+ * igemm_plan_hints_default(). text may be NULL or "" (no hints). Returns SUCCESS, NULL_POINTER
+ * (hints NULL) or INVALID_VALUE with igemm_last_error() naming the key and the value. */
+IGEMM_API igemm_status_t igemm_plan_hints_parse(const char *text, igemm_plan_hints_t *hints);
 
 /* Validates desc (every field, overflow of every derived size) without touching a GPU.
  * Returns SUCCESS, or INVALID_VALUE / NULL_POINTER / OVERFLOW / NOT_SUPPORTED with
@@ -194,6 +255,18 @@ IGEMM_API igemm_status_t igemm_conv2d_reference(const igemm_conv2d_desc_t *desc,
                                                 const void *w, const float *scale,
                                                 const float *bias, const void *residual,
                                                 void *y);
+
+/* The reference's exact values (double, before rounding to y's dtype) of `count` elements of y,
+ * at flat NHWC indices idx[i] (0 <= idx[i] < n*p*q*k), written to out[i]. Host pointers as for
+ * igemm_conv2d_reference; costs O(r*s*c/groups) per element, so a sample of a large layer is
+ * cheap. Returns SUCCESS, or a validation / NULL_POINTER / INVALID_VALUE (an index out of range,
+ * named in the message) status. */
+IGEMM_API igemm_status_t igemm_conv2d_reference_elems(const igemm_conv2d_desc_t *desc,
+                                                      const igemm_epilogue_t *epi, const void *x,
+                                                      const void *w, const float *scale,
+                                                      const float *bias, const void *residual,
+                                                      const int64_t *idx, int64_t count,
+                                                      double *out);
 
 /* Number of CUDA devices usable by igemm (0 when built without CUDA or when the driver
  * reports none). Never fails. */

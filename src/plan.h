@@ -1,32 +1,50 @@
 /*
- * plan.h — the plan object (private) and the planner's entry points (src/plan.c).
+ * plan.h — the plan object (private) and the planner (src/plan.c): the family registry, the
+ * choice of family and configuration under the caller's hints, the composition of a rewriting
+ * family with the plan of its rewritten problem, the alignment fallback, and the description.
  */
 #ifndef IGEMM_PLAN_H
 #define IGEMM_PLAN_H
 
 #include "internal.h"
 
+/* One family chosen for one problem: its configuration, its part of the plan's workspace and
+ * its per-plan scratch. */
+typedef struct igemm_stage {
+    const igemm_family_t *family; /* NULL: none */
+    igemm_family_config_t cfg;
+    size_t ws_offset; /* its workspace: plan->workspace + ws_offset, cfg.workspace_bytes long */
+    unsigned char state[IGEMM_FAMILY_STATE_BYTES];
+} igemm_stage_t;
+
 struct igemm_plan {
-    igemm_conv_params_t params;       /* geometry + epilogue; operand pointers set per run */
+    igemm_conv_params_t params; /* geometry + epilogue; operand pointers set per run */
     igemm_device_info_t dev;
-    const igemm_family_t *family;     /* the chosen path */
-    igemm_kernel_config_t cfg;
-    const igemm_family_t *fallback;   /* taken at run time when pointers are not 16-byte
-                                         aligned and `family` needs them (NULL if none) */
-    igemm_kernel_config_t fallback_cfg;
-    void *workspace;                  /* device memory, max of both configs' needs */
+    igemm_plan_hints_t hints;   /* zeros: none */
+    igemm_stage_t main;         /* the chosen family */
+    igemm_conv_params_t inner_params; /* main.family->rewrite's problem */
+    igemm_stage_t inner;        /* its plan (family NULL unless main rewrites) */
+    igemm_stage_t fallback;     /* taken at run time when pointers are not 16-byte aligned and
+                                   main needs them (family NULL if none) */
+    void *workspace;            /* device memory: main's, inner's and fallback's parts */
     size_t workspace_bytes;
-    unsigned char state[IGEMM_FAMILY_STATE_BYTES];          /* family-owned scratch */
-    unsigned char fallback_state[IGEMM_FAMILY_STATE_BYTES];
-    char describe[2048];
+    char describe[2560];
 };
 
-/* Chooses family + config for plan->params on plan->dev honouring `path` (AUTO = fastest
- * that takes it). Fills family, cfg, fallback, fallback_cfg, describe. Returns SUCCESS or
- * NOT_SUPPORTED (message says why each path refused). */
+/* Checks every field of hints (NULL: none). Returns SUCCESS or INVALID_VALUE naming the field. */
+igemm_status_t igemm_hints_validate(const igemm_plan_hints_t *hints);
+
+/* Parses the text form of hints (see igemm_plan_hints_parse in igemm.h). */
+igemm_status_t igemm_hints_parse(const char *text, igemm_plan_hints_t *hints);
+
+/* Chooses the families and configurations for plan->params on plan->dev under plan->hints,
+ * honouring `path` (AUTO = the fastest that takes it), and lays out the workspace
+ * (plan->workspace_bytes; not allocated here). Fills main, inner, fallback, describe. Returns
+ * SUCCESS or NOT_SUPPORTED (the message says why each path refused). */
 igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path);
 
-/* 1 if family needs 16-byte aligned x, w, y and residual (the TMA path). */
-int igemm_family_needs_16b(const igemm_family_t *f);
+/* Runs the plan on the operands in `run` (plan->params with the pointers set), choosing the
+ * fallback for unaligned pointers. Returns the family's status. */
+igemm_status_t igemm_planner_run(struct igemm_plan *plan, const igemm_conv_params_t *run, void *stream);
 
 #endif

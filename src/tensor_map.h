@@ -15,7 +15,7 @@
 #include <cuda.h> /* CUtensorMap and its enums only; no libcuda symbol is referenced */
 #include <stdint.h>
 
-#include "internal.h"
+#include "error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,6 +13,7 @@
 #include "gpu_util.h"
 #include "igemm.h"
 #include "internal.h"
+#include "ref/conv2d_ref.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ helpers */

@@ -3,8 +3,8 @@
  *
  *     y = act(alpha * scale[k] * acc + bias[k] + beta * residual[m, k])
  *
- * in fp32, then rounded (nearest even) to y's dtype. The CPU reference (src/ref) defines the
- * same function in double; igemm_act_dev must match igemm_act_host up to fp32 rounding.
+ * in fp32, then rounded (nearest even) to y's dtype. The CPU reference (src/ref) computes the
+ * same function in double; both expand the one activation definition (activation.h).
  * Device-only header, C style.
  */
 #ifndef IGEMM_EPILOGUE_CUH
@@ -14,25 +14,14 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-#include "../internal.h"
+#include "../problem.h"
+#include "activation.h"
 
-/* Activation in fp32. act is an igemm_activation_t; act_param the leaky-relu slope. */
+/* Activation in fp32 (the one definition: activation.h). act is an igemm_activation_t;
+ * act_param the leaky-relu slope. */
 static __device__ __forceinline__ float igemm_act_dev(int act, float v, float act_param)
 {
-    switch (act) {
-    case IGEMM_ACT_RELU: return fmaxf(v, 0.0f);
-    case IGEMM_ACT_RELU6: return fminf(fmaxf(v, 0.0f), 6.0f);
-    case IGEMM_ACT_LEAKY_RELU: return v > 0.0f ? v : v * act_param;
-    case IGEMM_ACT_GELU_ERF: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    case IGEMM_ACT_GELU_TANH: {
-        float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
-        return 0.5f * v * (1.0f + tanhf(u));
-    }
-    case IGEMM_ACT_SILU: return v / (1.0f + expf(-v));
-    case IGEMM_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
-    case IGEMM_ACT_TANH: return tanhf(v);
-    default: return v;
-    }
+    IGEMM_ACTIVATION_BODY(float, act, v, act_param, fmaxf, fminf, erff, tanhf, expf)
 }
 
 /* Loads element idx of a tensor of out dtype (residual) as fp32. */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "../internal.h"
+#include "../../include/igemm.h"
 
 static uint32_t f32_bits(float f)
 {

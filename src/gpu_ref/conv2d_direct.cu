@@ -71,9 +71,13 @@ __global__ void __launch_bounds__(DIRECT_THREADS) conv2d_direct_kernel(const __g
     }
 }
 
-static int direct_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why,
-                           size_t why_len)
+static int direct_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                           char *why, size_t why_len)
 {
+    if (h->kernel != IGEMM_KERNEL_AUTO) {
+        if (why && why_len) snprintf(why, why_len, "hints.kernel = %d names an sm90 kernel", h->kernel);
+        return 0;
+    }
     if (dev->cc_major < 5) {
         if (why && why_len) snprintf(why, why_len, "needs compute capability >= 5.0, device has %d.%d",
                                      dev->cc_major, dev->cc_minor);
@@ -82,37 +86,41 @@ static int direct_supports(const igemm_conv_params_t *p, const igemm_device_info
     return 1;
 }
 
-static igemm_status_t direct_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
-                                       igemm_kernel_config_t *cfg)
+/* The grid of the direct kernel: a thread per output element, at most DIRECT_MAX_BLOCKS blocks. */
+static int direct_grid(const igemm_conv_params_t *p)
 {
     const int64_t total = p->gemm_m * p->k;
     int64_t blocks = (total + DIRECT_THREADS - 1) / DIRECT_THREADS;
     if (blocks > DIRECT_MAX_BLOCKS) blocks = DIRECT_MAX_BLOCKS;
     if (blocks < 1) blocks = 1;
-    cfg->threads = DIRECT_THREADS;
-    cfg->grid = (int)blocks;
-    cfg->stages = 0;
-    cfg->split_k = 1;
-    cfg->variant = 0;
-    cfg->smem_bytes = 0;
+    return (int)blocks;
+}
+
+static igemm_status_t direct_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                       const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
+{
+    (void)dev;
+    (void)h;
     cfg->workspace_bytes = 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "direct conv, one thread per output, fp32 accumulate (%d blocks x %d threads, grid-stride)",
-             cfg->grid, cfg->threads);
+             "direct conv, one thread per output, fp32 accumulate (%d blocks x %d threads, grid-stride)", direct_grid(p),
+             DIRECT_THREADS);
     return IGEMM_STATUS_SUCCESS;
 }
 
-static igemm_status_t direct_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg,
-                                 void *workspace, void *state, void *stream)
+static igemm_status_t direct_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
+                                 void *state, void *stream, const igemm_inner_t *inner)
 {
+    (void)cfg;
+    (void)workspace;
+    (void)state;
+    (void)inner;
     cudaStream_t st = (cudaStream_t)stream;
-    int grid = cfg->grid > 0 ? cfg->grid : 1;
-    int threads = cfg->threads > 0 ? cfg->threads : DIRECT_THREADS;
-    if (threads != DIRECT_THREADS) threads = DIRECT_THREADS; /* the kernel's launch bounds */
+    const int grid = direct_grid(p);
     if (p->in_dtype == IGEMM_DTYPE_BF16)
-        conv2d_direct_kernel<true><<<grid, threads, 0, st>>>(*p);
+        conv2d_direct_kernel<true><<<grid, DIRECT_THREADS, 0, st>>>(*p);
     else
-        conv2d_direct_kernel<false><<<grid, threads, 0, st>>>(*p);
+        conv2d_direct_kernel<false><<<grid, DIRECT_THREADS, 0, st>>>(*p);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "direct conv launch: %s", cudaGetErrorString(e));
@@ -120,5 +128,5 @@ static igemm_status_t direct_run(const igemm_conv_params_t *p, const igemm_kerne
 }
 
 extern "C" const igemm_family_t igemm_family_direct = {
-    "direct", IGEMM_PATH_DIRECT, direct_supports, direct_configure, direct_run,
+    "direct", IGEMM_PATH_DIRECT, 0, direct_supports, direct_configure, NULL, direct_run,
 };

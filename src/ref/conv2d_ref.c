@@ -11,24 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "conv2d_ref.h"
+
+#include "../common/activation.h"
+#include "../error.h"
 
 IGEMM_API double igemm_act_host(int act, double v, double act_param)
 {
-    switch (act) {
-    case IGEMM_ACT_RELU: return fmax(v, 0.0);
-    case IGEMM_ACT_RELU6: return fmin(fmax(v, 0.0), 6.0);
-    case IGEMM_ACT_LEAKY_RELU: return v > 0.0 ? v : v * act_param;
-    case IGEMM_ACT_GELU_ERF: return 0.5 * v * (1.0 + erf(v * 0.70710678118654752440));
-    case IGEMM_ACT_GELU_TANH: {
-        double u = 0.79788456080286535588 * (v + 0.044715 * v * v * v);
-        return 0.5 * v * (1.0 + tanh(u));
-    }
-    case IGEMM_ACT_SILU: return v / (1.0 + exp(-v));
-    case IGEMM_ACT_SIGMOID: return 1.0 / (1.0 + exp(-v));
-    case IGEMM_ACT_TANH: return tanh(v);
-    default: return v;
-    }
+    IGEMM_ACTIVATION_BODY(double, act, v, act_param, fmax, fmin, erf, tanh, exp)
 }
 
 static double load_in(const void *base, size_t i, igemm_dtype_t dt)
@@ -69,39 +59,85 @@ static float *to_float(const void *src, int64_t n, igemm_dtype_t dt)
 /* Output channels computed together: independent accumulators share each x load. */
 #define KB 4
 
-IGEMM_API igemm_status_t igemm_conv2d_reference(const igemm_conv2d_desc_t *desc,
-                                                const igemm_epilogue_t *epi, const void *x,
-                                                const void *w, const float *scale,
-                                                const float *bias, const void *residual,
-                                                void *y)
+/* The operand pointers p's flags require. */
+static igemm_status_t check_operands(const igemm_conv_params_t *p, const void *x, const void *w, const float *scale,
+                                     const float *bias, const void *residual)
 {
-    igemm_status_t st = igemm_conv2d_validate(desc);
-    if (st != IGEMM_STATUS_SUCCESS) return st;
-    igemm_conv_params_t prm;
-    st = igemm_internal_params(desc, epi, &prm);
-    if (st != IGEMM_STATUS_SUCCESS) return st;
-    igemm_epilogue_t e = epi ? *epi : igemm_epilogue_default();
-
     if (!x) return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "x = NULL: input tensor pointer is required");
     if (!w) return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "w = NULL: filter tensor pointer is required");
-    if (!y) return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "y = NULL: output tensor pointer is required");
-    if (e.has_scale && !scale)
+    if (p->has_scale && !scale)
         return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "scale = NULL: required because has_scale = 1");
-    if (e.has_bias && !bias)
+    if (p->has_bias && !bias)
         return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "bias = NULL: required because has_bias = 1");
-    if (e.has_residual && !residual)
-        return igemm_set_error(IGEMM_STATUS_NULL_POINTER,
-                               "residual = NULL: required because has_residual = 1");
+    if (p->has_residual && !residual)
+        return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "residual = NULL: required because has_residual = 1");
+    return IGEMM_STATUS_SUCCESS;
+}
+
+/* The epilogue of one element: acc the exact conv sum of output channel kk, yi its flat index. */
+static double epilogue(const igemm_conv_params_t *p, double acc, int64_t kk, int64_t yi, const float *scale,
+                       const float *bias, const void *residual)
+{
+    double v = (double)p->alpha * acc;
+    if (p->has_scale) v *= (double)scale[kk];
+    if (p->has_bias) v += (double)bias[kk];
+    if (p->has_residual) v += (double)p->beta * load_out(residual, (size_t)yi, p->out_dtype);
+    return igemm_act_host(p->act, v, (double)p->act_param);
+}
+
+igemm_status_t igemm_ref_conv2d_elems(const igemm_conv_params_t *p, const void *x, const void *w, const float *scale,
+                                      const float *bias, const void *residual, const int64_t *idx, int64_t count,
+                                      double *out)
+{
+    igemm_status_t st = check_operands(p, x, w, scale, bias, residual);
+    if (st) return st;
+    if (count < 0) return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "count = %lld: must be >= 0", (long long)count);
+    if (count > 0 && (!idx || !out))
+        return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "%s = NULL: required when count > 0", !idx ? "idx" : "out");
+    const int64_t total = p->gemm_m * p->k;
+    for (int64_t i = 0; i < count; i++) {
+        const int64_t yi = idx[i];
+        if (yi < 0 || yi >= total)
+            return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "idx[%lld] = %lld: must be in [0, %lld) (n*p*q*k)",
+                                   (long long)i, (long long)yi, (long long)total);
+        const int64_t kk = yi % p->k, m = yi / p->k;
+        const int64_t nn = m / (p->p * p->q), rem = m % (p->p * p->q), pp = rem / p->q, qq = rem % p->q;
+        const int64_t g = kk / p->kg;
+        double acc = 0.0;
+        for (int64_t r = 0; r < p->r; r++) {
+            const int64_t ih = pp * p->stride_h - p->pad_top + r * p->dil_h;
+            if (ih < 0 || ih >= p->h) continue;
+            for (int64_t s = 0; s < p->s; s++) {
+                const int64_t iw = qq * p->stride_w - p->pad_left + s * p->dil_w;
+                if (iw < 0 || iw >= p->w) continue;
+                const size_t xb = (size_t)(((nn * p->h + ih) * p->w + iw) * p->c + g * p->cg);
+                const size_t wb = (size_t)(((kk * p->r + r) * p->s + s) * p->cg);
+                for (int64_t ci = 0; ci < p->cg; ci++)
+                    acc += load_in(x, xb + (size_t)ci, p->in_dtype) * load_in(w, wb + (size_t)ci, p->in_dtype);
+            }
+        }
+        out[i] = epilogue(p, acc, kk, yi, scale, bias, residual);
+    }
+    return IGEMM_STATUS_SUCCESS;
+}
+
+igemm_status_t igemm_ref_conv2d(const igemm_conv_params_t *prm_in, const void *x, const void *w, const float *scale,
+                                const float *bias, const void *residual, void *y)
+{
+    const igemm_conv_params_t prm = *prm_in;
+    igemm_status_t st = check_operands(&prm, x, w, scale, bias, residual);
+    if (st) return st;
+    if (!y) return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "y = NULL: output tensor pointer is required");
 
     /* validated above: every product below fits in int64 */
     const int64_t P = prm.p, Q = prm.q;
     const int64_t x_elems = prm.n * prm.h * prm.w * prm.c;
     const int64_t w_elems = prm.k * prm.r * prm.s * prm.cg;
 
-    const int64_t N = desc->n, H = desc->h, W = desc->w, C = desc->c, K = desc->k;
-    const int64_t R = desc->r, S = desc->s, G = desc->groups;
+    const int64_t N = prm.n, H = prm.h, W = prm.w, C = prm.c, K = prm.k;
+    const int64_t R = prm.r, S = prm.s, G = prm.groups;
     const int64_t cg = C / G, kg = K / G;
-    const igemm_dtype_t in_dt = desc->x_dtype, out_dt = desc->y_dtype;
+    const igemm_dtype_t in_dt = prm.in_dtype, out_dt = prm.out_dtype;
 
     float *xf = to_float(x, x_elems, in_dt);
     float *wf = to_float(w, w_elems, in_dt);
@@ -118,17 +154,16 @@ IGEMM_API igemm_status_t igemm_conv2d_reference(const igemm_conv2d_desc_t *desc,
                                (long long)x_elems, (long long)w_elems);
     }
 
-    const double alpha = (double)e.alpha, beta = (double)e.beta, ap = (double)e.act_param;
     for (int64_t n = 0; n < N; n++) {
         for (int64_t p = 0; p < P; p++) {
             for (int64_t q = 0; q < Q; q++) {
                 /* valid taps of this output pixel */
                 int64_t ntap = 0;
                 for (int64_t r = 0; r < R; r++) {
-                    int64_t ih = p * desc->stride_h - desc->pad_top + r * desc->dil_h;
+                    int64_t ih = p * prm.stride_h - prm.pad_top + r * prm.dil_h;
                     if (ih < 0 || ih >= H) continue;
                     for (int64_t s = 0; s < S; s++) {
-                        int64_t iw = q * desc->stride_w - desc->pad_left + s * desc->dil_w;
+                        int64_t iw = q * prm.stride_w - prm.pad_left + s * prm.dil_w;
                         if (iw < 0 || iw >= W) continue;
                         xrow[ntap] = xf + ((n * H + ih) * W + iw) * C;
                         woff[ntap] = (r * S + s) * cg;
@@ -165,12 +200,7 @@ IGEMM_API igemm_status_t igemm_conv2d_reference(const igemm_conv2d_desc_t *desc,
                         for (int64_t j = 0; j < kn; j++) {
                             const int64_t kk = g * kg + k0 + j;
                             const int64_t yi = ybase + kk;
-                            double v = alpha * acc[j];
-                            if (e.has_scale) v *= (double)scale[kk];
-                            if (e.has_bias) v += (double)bias[kk];
-                            if (e.has_residual) v += beta * load_out(residual, (size_t)yi, out_dt);
-                            v = igemm_act_host((int)e.activation, v, ap);
-                            store_out(y, (size_t)yi, out_dt, v);
+                            store_out(y, (size_t)yi, out_dt, epilogue(&prm, acc[j], kk, yi, scale, bias, residual));
                         }
                     }
                 }

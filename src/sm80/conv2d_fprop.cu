@@ -17,7 +17,7 @@
  * CTA tiles (BK = 32; warp tile = BM/WARPS_M x BN/WARPS_N, made of m16n8k16 MMAs):
  *   128x128 (2x4 warps, 64x32 each)  128x64 (2x2, 64x32)  128x32 (4x1, 32x32)
  *   128x16  (4x1, 32x16)             128x8  (4x1, 32x8)   — small BN for small kg (depthwise).
- * Variants (cfg->variant = tile * 2 + vec):
+ * Variants (sm80_plan_t: tile, vec):
  *   vec = 1: cg % 8 == 0 and x, w 16-byte aligned. Each 16-byte chunk of 8 channels lies in one
  *            filter tap; A and B chunks go global -> smem with cp.async.cg (src-size 0 zero-fill
  *            for padding / out-of-range rows / the K tail), 4-stage pipeline.
@@ -55,7 +55,7 @@
 #define SM80_SCALAR_STAGES 2
 #define SM80_LIMIT32 ((int64_t)INT32_MAX - 256)
 
-/* The tile shapes (index = cfg->variant >> 1). */
+/* The tile shapes (index = sm80_plan_t.tile). */
 typedef struct sm80_tile {
     int bm, bn, warps_m, warps_n;
 } sm80_tile_t;
@@ -535,8 +535,13 @@ static int sm80_fits_32bit(const igemm_conv_params_t *p, char *why, size_t why_l
     return 0;
 }
 
-static int sm80_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why, size_t why_len)
+static int sm80_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                         char *why, size_t why_len)
 {
+    if (h->kernel != IGEMM_KERNEL_AUTO) {
+        if (why && why_len) snprintf(why, why_len, "hints.kernel = %d names an sm90 kernel", h->kernel);
+        return 0;
+    }
     if (dev->cc_major < 8) {
         if (why && why_len)
             snprintf(why, why_len, "needs compute capability >= 8.0, device has %d.%d", dev->cc_major, dev->cc_minor);
@@ -549,9 +554,16 @@ static int sm80_supports(const igemm_conv_params_t *p, const igemm_device_info_t
     return sm80_fits_32bit(p, why, why_len);
 }
 
+/* The general family's plan (igemm_family_priv(cfg, sm80_plan_t)). */
+typedef struct sm80_plan {
+    int tile; /* index into sm80_tiles */
+    int vec;  /* 16-byte cp.async variant (cg % 8 == 0) */
+} sm80_plan_t;
+
 static igemm_status_t sm80_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
-                                     igemm_kernel_config_t *cfg)
+                                     const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
+    (void)h;
     const int vec = (p->cg % 8) == 0;
     const int64_t kg = p->kg;
     const int64_t m_tiles = (p->gemm_m + 127) / 128;
@@ -573,39 +585,33 @@ static igemm_status_t sm80_configure(const igemm_conv_params_t *p, const igemm_d
     if (vec && tile == 0 && dev->smem_optin_per_block > 0 && sm80_smem_bytes(0, 1) > (size_t)dev->smem_optin_per_block)
         tile = 1;
     const sm80_tile_t *t = &sm80_tiles[tile];
-    cfg->bm = t->bm;
-    cfg->bn = t->bn;
-    cfg->bk = SM80_BK;
-    cfg->stages = vec ? SM80_VEC_STAGES : SM80_SCALAR_STAGES;
-    cfg->threads = t->warps_m * t->warps_n * 32;
-    cfg->split_k = 1;
-    cfg->variant = tile * 2 + vec;
-    cfg->smem_bytes = sm80_smem_bytes(tile, vec);
+    sm80_plan_t *pl = igemm_family_priv(cfg, sm80_plan_t);
+    pl->tile = tile;
+    pl->vec = vec;
     cfg->workspace_bytes = 0;
-    {
-        const int64_t n_tiles = (kg + t->bn - 1) / t->bn;
-        const int64_t ctas = m_tiles * n_tiles * p->groups;
-        cfg->grid = ctas > INT32_MAX ? INT32_MAX : (int)ctas;
-    }
+    const int stages = vec ? SM80_VEC_STAGES : SM80_SCALAR_STAGES;
     if (vec)
         snprintf(cfg->desc, sizeof cfg->desc,
                  "mma.sync m16n8k16, tile %dx%dx%d, %d warps, %d stages, 16B cp.async (cg %% 8 == 0; scalar "
                  "gather if x/w not 16B aligned)",
-                 t->bm, t->bn, SM80_BK, t->warps_m * t->warps_n, cfg->stages);
+                 t->bm, t->bn, SM80_BK, t->warps_m * t->warps_n, stages);
     else
         snprintf(cfg->desc, sizeof cfg->desc,
                  "mma.sync m16n8k16, tile %dx%dx%d, %d warps, %d stages, scalar gather (cg = %lld not a multiple of 8)",
-                 t->bm, t->bn, SM80_BK, t->warps_m * t->warps_n, cfg->stages, (long long)p->cg);
+                 t->bm, t->bn, SM80_BK, t->warps_m * t->warps_n, stages, (long long)p->cg);
     return IGEMM_STATUS_SUCCESS;
 }
 
-static igemm_status_t sm80_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
-                               void *state, void *stream)
+static igemm_status_t sm80_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
+                               void *state, void *stream, const igemm_inner_t *inner)
 {
-    const int tile = cfg->variant >> 1;
-    int vec = cfg->variant & 1;
+    (void)workspace;
+    (void)inner;
+    const sm80_plan_t *pl = igemm_family_priv(cfg, const sm80_plan_t);
+    const int tile = pl->tile;
+    int vec = pl->vec;
     if (tile < 0 || tile >= SM80_NUM_TILES)
-        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm80 conv: variant = %d out of range", cfg->variant);
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm80 conv: tile = %d out of range", tile);
     if (vec && ((p->cg % 8) != 0 || ((uintptr_t)p->x & 15) != 0 || ((uintptr_t)p->filter & 15) != 0))
         vec = 0; /* 16-byte cp.async needs 16-byte aligned x and w */
     const sm80_tile_t *t = &sm80_tiles[tile];
@@ -626,5 +632,5 @@ static igemm_status_t sm80_run(const igemm_conv_params_t *p, const igemm_kernel_
 }
 
 extern "C" const igemm_family_t igemm_family_sm80 = {
-    "sm80_mma_sync", IGEMM_PATH_GENERAL, sm80_supports, sm80_configure, sm80_run,
+    "sm80_mma_sync", IGEMM_PATH_GENERAL, 0, sm80_supports, sm80_configure, NULL, sm80_run,
 };

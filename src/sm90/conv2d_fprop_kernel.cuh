@@ -17,7 +17,7 @@
 
 #include "../common/epilogue.cuh"
 #include "../common/fastdiv.h"
-#include "../internal.h"
+#include "sm90.h"
 #include "../ptx/cluster.cuh"
 #include "../ptx/cp_async.cuh"
 #include "../ptx/elect.cuh"
@@ -35,29 +35,14 @@
 #include "../ptx/wgmma.cuh"
 #include "../tensor_map.h"
 
-#define SM90_BK 64
-#define SM90_THREADS(NC) (128 * ((NC) + 1)) /* a producer warpgroup + NC consumer warpgroups */
 #define SM90_PRODUCER_REGS 40
 #define SM90_CONSUMER_REGS(NC) ((NC) == 2 ? 232 : 152) /* 128*40 + 128*NC*regs <= 64K */
-#define SM90_EPI_COLS 64                            /* epilogue chunk: 64 columns (one 128 B swizzle row) */
-#define SM90_EPI_BUF_BYTES (64 * SM90_EPI_COLS * 2) /* one 64 x 64 16-bit staging box: 8 KB */
-#define SM90_ALIGN_SLACK 1024                       /* dynamic smem base rounded up to 1024 B */
-/* operand-ring stages at most: also for the halo-row plans, whose 8 KB stages would allow 15
- * (r50_l1_3x3_64: 8 measured best, 9-16 1-3% slower, docs/perf.md S15-2) */
-#define SM90_MAX_STAGES 8
 #define SM90_CONSUMER_ARRIVALS(NC) (4 * (NC)) /* empty barrier: lane 0 of each consumer warp */
-#define SM90_GROUP_M 8           /* rasterisation: M-tiles per group */
-#define SM90_MAX_SPLITS 16
-#define SM90_MAX_EPI_SLOTS 6     /* epilogue ring slots per consumer */
 /* k-blocks of its first unit a CTA's thread 0 issues at set-up, before the __syncthreads (the
  * producer warp issues the rest): the first stage's latency starts ~0.4 us sooner. Each costs
  * thread 0 (non-uniform registers) ~0.1 us, which every other warp waits for: with all S stages
- * the set-up's end moved from 0.51 to 1.25 us (docs/perf.md S13-3). */
+ * the set-up's end moved from 0.51 to 1.25 us (docs/decisions.md "early-stages", S13-3). */
 #define SM90_EARLY_STAGES 2
-#define SM90_MAX_WORKSPACE ((size_t)256 << 20)
-/* halo-row instances: a ring stage holds one input row of a TP-pixel tile with its one-pixel halo
- * (TP + 2 rows of 128 B), rounded up to the 1024 B swizzle repeat */
-#define SM90_HALO_STAGE_BYTES(tp) (((uint32_t)((tp) + 2) * 128u + 1023u) & ~1023u)
 
 /* Everything the kernels need besides the tensor maps (passed by value, __grid_constant__).
  * All pixel and tile indices are 32-bit: supports() requires M = n*p*q < 2^31 - 512. */
@@ -70,10 +55,7 @@ typedef struct igemm_sm90_args {
     int32_t filter_s; /* S */
     int32_t c_blocks; /* ceil(c / 64) */
     int32_t k_iters;  /* R*S*c_blocks: k-blocks of the whole reduction */
-    int32_t cluster_m; /* CTAs per cluster along M (1 or 2): a cluster runs the M-tiles
-                          cluster_m*tm + rank of one N-tile, each CTA TMA-loads 1/cluster_m of
-                          the filter tile and multicasts it to the cluster */
-    int32_t tiles_m;   /* M-tile rows of clusters: ceil(ceil(M / bm) / cluster_m) */
+    int32_t tiles_m;   /* M-tiles: ceil(M / bm) */
     int32_t tiles_n, num_tiles, splits, num_units, group_m, stages; /* units: of a cluster */
     int32_t k_q, k_r;    /* k_iters / splits, k_iters % splits */
     int32_t full_groups; /* tiles_m / group_m: groups of group_m M-tiles; the last may be smaller */
@@ -107,17 +89,6 @@ typedef struct igemm_sm90_args {
      * struct: the other instances' parameter offsets stay as they were. */
     int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
     igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
-    /* gathered-A instances (GA, the stem path of conv2d_fold.cu: c <= 4): the producer warps
-     * build each A stage from gx, a 4-channel copy of x, with one 8-byte cp.async per filter tap
-     * (stride, padding and dilation as in the fields above); k-block kb holds the taps of filter
-     * rows kb*gf .. kb*gf + gf - 1 (tap t = i*gs + s at channels 4t .. 4t + 3). Last in the
-     * struct, like the fields above. */
-    const uint16_t *gx; /* [n][gh][gw][4] */
-    int32_t gh, gw;     /* input height and width */
-    int32_t gr, gs, gf; /* the original filter's R and S; filter rows per k-block */
-#ifdef IGEMM_SM90_PHASE_PROBE
-    long long *probe; /* diagnostics build only (tools/phase_probe.c): CTA 0's phase clocks */
-#endif
 } igemm_sm90_args_t;
 
 /* Host side: a's epilogue fields (alpha, beta, activation, scale/bias/residual flags and
@@ -139,63 +110,6 @@ static inline void igemm_sm90_args_epilogue(const igemm_conv_params_t *p, igemm_
     a->residual = p->residual;
     a->y = p->y;
 }
-
-/* Phase probe (diagnostics build only, -DIGEMM_SM90_PHASE_PROBE): where cond holds, CTA 0
- * records clock64() (SM90_PROBE_GT: %globaltimer) at slot i of a.probe. In other builds the
- * call sites expand to nothing (not even the condition: the instances' SASS stays as it was). */
-#ifdef IGEMM_SM90_PHASE_PROBE
-#define SM90_PROBE(cond, i)                                                                            \
-    do {                                                                                               \
-        if ((cond) && blockIdx.x == 0 && a.probe) a.probe[i] = clock64();                              \
-    } while (0)
-#define SM90_PROBE_GT(cond, i)                                                                         \
-    do {                                                                                               \
-        if ((cond) && blockIdx.x == 0 && a.probe) {                                                    \
-            unsigned long long t_;                                                                     \
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                      \
-            a.probe[i] = (long long)t_;                                                                \
-        }                                                                                              \
-    } while (0)
-/* per-tile trace (diagnostics build only): CTA 0's tile j < SM90_TRACE_TILES, event k, at slot
- * SM90_TRACE_BASE + SM90_TRACE_EV * j + k (tools/phase_probe.c, TRACE=1) */
-#define SM90_TRACE_BASE 32
-#define SM90_TRACE_TILES 64
-#define SM90_TRACE_EV 8
-#define SM90_TRACE(cond, j, k)                                                                         \
-    do {                                                                                               \
-        if ((cond) && blockIdx.x == 0 && a.probe && (j) < SM90_TRACE_TILES)                            \
-            a.probe[SM90_TRACE_BASE + SM90_TRACE_EV * (j) + (k)] = clock64();                          \
-    } while (0)
-/* per-chunk trace of the cooperative epilogue (diagnostics build only): CTA 0's consumer 0, tile j
- * < 4, 64-column chunk ch < 4, event k < 4 (0: residual stage landed, 1: staging box free, 2:
- * store issued) at slot SM90_CHUNK_BASE + 16 j + 4 ch + k (tools/phase_probe.c, CHUNKS=1) */
-#define SM90_CHUNK_BASE 576
-#define SM90_CHUNK_TRACE(cond, j, ch, k)                                                               \
-    do {                                                                                               \
-        if ((cond) && blockIdx.x == 0 && a.probe && (j) < 4 && (ch) < 4)                              \
-            a.probe[SM90_CHUNK_BASE + 16 * (j) + 4 * (ch) + (k)] = clock64();                          \
-    } while (0)
-/* every CTA's entry (k = 0) and exit (k = 1) %globaltimer, at slot SM90_CTA_BASE + 2 CTA + k,
- * and its SM (%smid) at SM90_CTA_BASE + 1024 + CTA */
-#define SM90_CTA_BASE 1024
-#define SM90_PROBE_CTA(cond, k)                                                                        \
-    do {                                                                                               \
-        if ((cond) && a.probe && blockIdx.x < 512) {                                                   \
-            unsigned long long t_;                                                                     \
-            unsigned int sm_;                                                                          \
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                      \
-            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));                                            \
-            a.probe[SM90_CTA_BASE + 2 * blockIdx.x + (k)] = (long long)t_;                             \
-            a.probe[SM90_CTA_BASE + 1024 + blockIdx.x] = (long long)sm_;                               \
-        }                                                                                              \
-    } while (0)
-#else
-#define SM90_PROBE(cond, i)
-#define SM90_PROBE_GT(cond, i)
-#define SM90_TRACE(cond, j, k)
-#define SM90_PROBE_CTA(cond, k)
-#define SM90_CHUNK_TRACE(cond, j, ch, k)
-#endif
 
 /* ------------------------------------------------------------------ device code */
 
@@ -384,14 +298,12 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
     return r;
 }
 
-/* Work unit of a cluster -> this CTA's (cluster rank `rank`) tile origin (m0, n0) and k-block
- * range [kb0, kb1); m0 may lie past the last row (m0 >= M: an odd M-tile count's phantom tile,
- * loaded as zeros and not stored, so the cluster partner still gets its filter half). Units are split-major;
- * inside a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest),
- * so consecutive units share filter tiles and A rows in L2. Divisions by run-time constants
- * use igemm_fastdiv (a few instructions instead of ~40 per '/'). */
+/* Work unit -> tile origin (m0, n0) and k-block range [kb0, kb1). Units are split-major; inside
+ * a split, tiles go in groups of group_m M-tiles (all N-tiles of a group, M fastest), so
+ * consecutive units share filter tiles and A rows in L2. Divisions by run-time constants use
+ * igemm_fastdiv (a few instructions instead of ~40 per '/'). */
 template <bool BRES>
-static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int rank, int bn,
+static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t &a, int unit, int bn,
                                                         int &m0, int &n0, int &kb0, int &kb1)
 {
     if constexpr (BRES) { /* unit = c + lap*grid: CTA c, N-tile c % tiles_n, M-tile c / tiles_n + lap *
@@ -418,7 +330,7 @@ static __device__ __forceinline__ void sm90_decode_unit(const igemm_sm90_args_t 
     const int gm = full ? a.fd_gm.d : a.fd_gm_tail.d;
     const int tn = full ? igemm_fastdiv_div(local, a.fd_gm) : igemm_fastdiv_div(local, a.fd_gm_tail);
     const int tm = g * a.group_m + (local - tn * gm);
-    m0 = (tm * a.cluster_m + rank) * a.bm;
+    m0 = tm * a.bm;
     n0 = tn * bn;
     if (a.splits > 1) { /* split s: k_q + (s < k_r) k-blocks */
         kb0 = split * a.k_q + min(split, a.k_r);
@@ -489,14 +401,13 @@ static __device__ __forceinline__ int sm90_early_stages(int S, int kb0, int kb1)
 /* Issues k-block (cb, r, s) of the tile at (m0, n0) into ring stage `stage` whose full barrier is
  * fb (the elected producer thread): the stage's expect_tx, its A box (TMA im2col: one filter tap
  * through the instruction's offsets; or the tiled 2-D map of an unpadded 1x1 stride-1 conv) and,
- * where load_b, its filter box: mcast (2-CTA clusters) this CTA's half of the filter rows to
- * both CTAs, BRES (filter resident) into B slot kb, else into B stage `stage`. */
+ * where load_b, its filter box: BRES (filter resident) into B slot kb, else into B stage `stage`. */
 template <int BN, bool BRES>
 static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                          const CUtensorMap *tmap_w, uint32_t a_smem, uint32_t b_smem,
                                                          uint32_t a_stage, uint32_t fb, int stage, int kb, int cb,
                                                          int r, int s, int m0, int n0, int nb, int h0, int w0,
-                                                         bool load_b, bool mcast, int rank)
+                                                         bool load_b)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
     ptx_mbarrier_arrive_expect_tx(fb, a_stage + (load_b ? B_STAGE_BYTES : 0u));
@@ -505,11 +416,7 @@ static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t
     else
         ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, w0, h0, nb,
                                            (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
-    if (mcast) /* filter rows [rank*BN/2, +BN/2) of the tile, to both CTAs */
-        ptx_cp_async_bulk_tensor_4d_tile_multicast(b_smem + (uint32_t)stage * B_STAGE_BYTES +
-                                                       (uint32_t)rank * (B_STAGE_BYTES / 2),
-                                                   tmap_w, fb, cb * SM90_BK, s, r, n0 + rank * (BN / 2), (uint16_t)0x3);
-    else if (load_b)
+    if (load_b)
         ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES, tmap_w, fb,
                                          cb * SM90_BK, s, r, n0);
 }
@@ -533,12 +440,13 @@ static __device__ __forceinline__ void sm90_skc_exchange(float *acc, uint32_t ds
     }
 }
 
-/* Operand-ring residual stages of the tile at column n0 (a.res_ring == 2): one per 64-column
- * chunk that starts inside N; 0 in every other mode. Producer and consumers both count with it. */
-template <int BN>
+/* Operand-ring residual stages of the tile at column n0 (a.res_ring == 2, in the kernels that take
+ * the residual that way: OPERAND): one per 64-column chunk that starts inside N; 0 in every other
+ * mode. Producer and consumers both count with it. */
+template <int BN, bool OPERAND>
 static __device__ __forceinline__ int sm90_res_chunks(const igemm_sm90_args_t &a, int n0)
 {
-    if (a.res_ring != 2) return 0;
+    if (!OPERAND || a.res_ring != 2) return 0;
     const int64_t left = a.gemm_n - n0;
     const int64_t c = (left + SM90_EPI_COLS - 1) / SM90_EPI_COLS;
     return c < BN / SM90_EPI_COLS ? (int)c : BN / SM90_EPI_COLS;
@@ -683,15 +591,11 @@ static __device__ __forceinline__ void sm90_pixn_tile(const igemm_sm90_args_t &a
 }
 
 /* Consumer warp's release of stage `stage` (by its lane 0: leader): an arrival on the stage's
- * empty barrier of every CTA of the cluster (each CTA's producer multicasts into this CTA's
- * stage): this CTA's at empty_bar, the partner's at peer_empty (its shared::cluster address;
- * 0 without a cluster). Predicated, not branched: a branch here put a BSSY/BSYNC
- * reconvergence pair in the mainloop and cost the 128x64 tiles 6-9%. */
-static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, uint32_t peer_empty, int stage,
-                                                          bool leader)
+ * empty barrier. Predicated, not branched: a branch here put a BSSY/BSYNC reconvergence pair in
+ * the mainloop and cost the 128x64 tiles 6-9%. */
+static __device__ __forceinline__ void sm90_release_stage(uint32_t empty_bar, int stage, bool leader)
 {
     ptx_mbarrier_arrive_pred(empty_bar + 8u * (uint32_t)stage, leader);
-    ptx_mbarrier_arrive_shared_cluster_pred(peer_empty + 8u * (uint32_t)stage, leader && peer_empty != 0u);
 }
 
 /* 0 (zero must be a run-time 0), computed from v: a release predicated on it is issued only once
@@ -736,9 +640,8 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     uint32_t phase1 = 0, phase2 = 0;
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, BN, m0, n0, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
-        if (m0 >= a.gemm_m) continue; /* phantom tile: no epilogue */
         if (PP) { /* the whole tile's boxes go to its consumer's ring (consumer j % NC), in its order */
             /* (NC = 2 keeps its original two-way form: the general three-way selection changed the
              * SASS of every two-consumer instance, which were measured as they are) */
@@ -757,7 +660,6 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
                 for (int i = 0; i < WM; i++) {
                     const uint32_t idx = (uint32_t)(c * SM90_MAX_EPI_SLOTS + sl);
                     ptx_mbarrier_wait_parity(rempty_bar + 8u * idx, ph ^ 1u);
-                    SM90_TRACE(leader && ch == 0 && i == 0, j, 1);
                     if (leader) {
                         ptx_mbarrier_arrive_expect_tx(rfull_bar + 8u * idx, RBOX);
                         ptx_cp_async_bulk_tensor_2d_tile(epi_smem + (uint32_t)(c * ES + sl) * RBOX, tmap_r,
@@ -803,111 +705,6 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     }
 }
 
-/* Gathered-A producer (GA instances: 128-row tiles, ring B, no cluster): the whole producer
- * warpgroup, one A row (output pixel) per thread. For each k-block the thread waits for the
- * stage to be free, then issues one 8-byte cp.async per filter tap of its pixel (4 channels of
- * a.gx, zero-filled outside the image: src-size 0) into the row's 128B-swizzled slot (tap t at
- * bytes 8t, 16-byte chunk t/2 XOR row % 8, as TMA's SWIZZLE_128B lays out a 64-element row),
- * zero-fills the row's unused taps up to 16, and arrives on the stage's full barrier through
- * cp.async.mbarrier.arrive.noinc (the arrival fires once its copies have landed; the barrier
- * expects 128 such arrivals plus the elected lane's arrive.expect_tx for the filter tile, which
- * it loads by TMA). The consumers fence the generic-proxy writes before their wgmma reads them
- * (ptx_fence_proxy_async_shared_cta after the full-barrier wait). With the residual through
- * the operand ring (a.res_ring == 2) every thread also arrives once on each residual stage, which
- * the elected lane fills by TMA. Rows past M are zero-filled. Each thread runs ahead of the
- * consumers by up to the ring's depth: its copies of several stages are in flight at once. */
-template <int BN>
-static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_w,
-                                                         const CUtensorMap *tmap_r, uint32_t a_smem, uint32_t b_smem,
-                                                         uint32_t full_bar, uint32_t empty_bar, int S, int unit0,
-                                                         int unit_step)
-{
-    constexpr uint32_t A_STAGE = 128u * SM90_BK * 2, B_STAGE = BN * SM90_BK * 2;
-    const int tid = (int)threadIdx.x; /* 0 .. 127: this thread's row of the tile */
-    const int pwarp = __shfl_sync(0xffffffffu, tid >> 5, 0);
-    const bool elected = ptx_elect_one_sync();
-    const bool leader = pwarp == 0 && elected;
-    if (leader) {
-        ptx_prefetch_tensormap(tmap_w);
-        if (a.res_ring == 2) ptx_prefetch_tensormap(tmap_r);
-    }
-    /* the fields the loops use, in registers (the cp.async asm clobbers memory: read through the
-     * reference, each would be reloaded after every copy) */
-    const uint16_t *const gx = a.gx;
-    const int gh = a.gh, gw = a.gw, gr = a.gr, gs = a.gs, gf = a.gf; /* gf * gs <= 16 (the planner's rule) */
-    const int sh = a.stride_h, swd = a.stride_w, pt = a.pad_top, pl = a.pad_left, dh = a.dil_h, dw = a.dil_w;
-    const int num_units = a.num_units, pq = a.pq, qn = a.q;
-    const int64_t gemm_m = a.gemm_m;
-    const igemm_fastdiv_t fd_pq = a.fd_pq, fd_q = a.fd_q;
-    const uint32_t sw = (uint32_t)(tid & 7);
-    int stage = 0;
-    uint32_t phase = 0;
-    for (int unit = unit0; unit < num_units; unit += unit_step) {
-        int m0, n0, kb0, kb1;
-        sm90_decode_unit<false>(a, unit, 0, BN, m0, n0, kb0, kb1);
-        const int nres = sm90_res_chunks<BN>(a, n0); /* operand-ring residual stages (see the kernel) */
-        const int m = m0 + tid;
-        const bool mok = m < gemm_m;
-        int nb = 0, p = 0, q = 0;
-        if (mok) {
-            nb = igemm_fastdiv_div(m, fd_pq);
-            const int rem = m - nb * pq;
-            p = igemm_fastdiv_div(rem, fd_q);
-            q = rem - p * qn;
-        }
-        const int hb = p * sh - pt, wb = q * swd - pl;
-        const uint16_t *const xn = gx + (int64_t)nb * gh * gw * 4;
-        for (int kb = kb0; kb < kb1; kb++) {
-            const uint32_t fb = full_bar + 8u * (uint32_t)stage;
-            ptx_mbarrier_wait_parity(empty_bar + 8u * (uint32_t)stage, phase ^ 1u);
-            if (leader) {
-                ptx_mbarrier_arrive_expect_tx(fb, B_STAGE);
-                ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)stage * B_STAGE, tmap_w, fb, 0, 0, kb, n0);
-            }
-            const uint32_t row = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)tid * 128u;
-            int t = 0;
-            for (int i = 0; i < gf; i++) {
-                const int r = kb * gf + i;
-                const int h = hb + r * dh;
-                const bool rok = mok && r < gr && (unsigned)h < (unsigned)gh;
-                const int64_t hoff = (int64_t)h * gw;
-                for (int s = 0; s < gs; s++, t++) {
-                    const int w = wb + s * dw;
-                    const bool ok = rok && (unsigned)w < (unsigned)gw;
-                    const uint32_t dst = row + (((((uint32_t)t >> 1) ^ sw) << 4) | (((uint32_t)t & 1u) << 3));
-                    cp_async_ca_shared_global_8(dst, ok ? (const void *)(xn + (hoff + w) * 4) : (const void *)gx,
-                                                ok ? 8u : 0u);
-                }
-            }
-            for (; t < 16; t++) /* the taps past gf*gs: zeros (the stage may have held a residual) */
-                cp_async_ca_shared_global_8(row + (((((uint32_t)t >> 1) ^ sw) << 4) | (((uint32_t)t & 1u) << 3)), gx,
-                                            0u);
-            cp_async_mbarrier_arrive_noinc_shared(fb);
-            if (++stage == S) {
-                stage = 0;
-                phase ^= 1u;
-            }
-        }
-        for (int ch = 0; ch < nres; ch++) {
-            const uint32_t fb = full_bar + 8u * (uint32_t)stage;
-            ptx_mbarrier_wait_parity(empty_bar + 8u * (uint32_t)stage, phase ^ 1u);
-            if (leader) {
-                ptx_mbarrier_arrive_expect_tx(fb, A_STAGE);
-#pragma unroll
-                for (int b = 0; b < 2; b++)
-                    ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * A_STAGE + (uint32_t)(b * 64 * 128),
-                                                     tmap_r, fb, n0 + ch * SM90_EPI_COLS, m0 + 64 * b);
-            }
-            ptx_mbarrier_arrive(fb);
-            if (++stage == S) {
-                stage = 0;
-                phase ^= 1u;
-            }
-        }
-    }
-    cp_async_wait_all(); /* nothing of this thread's left in flight when it exits */
-}
-
 /* The persistent warp-specialised kernel.
  *   DT: input dtype (F16/BF16); BN: 64, 128 or 256 columns per tile; WM: 64-row blocks per
  *   consumer; NC: consumer warpgroups (2, or 3 with WM = 1: 512 threads, 128 registers at
@@ -922,7 +719,7 @@ static __device__ __noinline__ void sm90_gather_producer(const igemm_sm90_args_t
  * a.epi_slots boxes; warpgroups 1 .. NC are the consumers.
  *   TP > 0: pixels as N (TP pixels x 128 channels per tile; see conv2d_fprop.cu). */
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, bool PP = false, int TP = 0, bool BRES = false,
-          bool GA = false, bool SKC = false, bool HALO = false, int HROWS = 1>
+          bool SKC = false, bool HALO = false, int HROWS = 1>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv2d_fprop_kernel(const __grid_constant__ CUtensorMap tmap_x,
                                    const __grid_constant__ CUtensorMap tmap_w,
@@ -934,14 +731,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr int TILE_WG = PP ? 1 : NC; /* consumer warpgroups per tile (ping-pong: one) */
     /* pixels as N (TP > 0): a tile of TP pixels x BN = 128 channels, the A stage holds TP pixel
      * rows, and each consumer multiplies its 64 filter rows (wgmma A) by them (wgmma N = TP) */
-    static_assert(!GA || (PP && WM == 2 && NC == 2 && TP == 0 && !BRES && TMA_EPI),
-                  "gathered-A instances: ping-pong 128-row tiles, TMA stores (one A row per producer thread)");
     static_assert(TP == 0 || (WM == 1 && (NC == 2 || (HALO && NC == 3)) && TMA_EPI && (TP % 16 == 0 || (HALO && TP % 8 == 0)) &&
                               ((BN == 128 && !PP) || (BN == 64 && PP))),
                   "pixels-as-N instances: 2 consumers (the halo-row instances also 3 in turn), TP a multiple of 16 "
                   "(pairs of 8-pixel blocks; the halo-row instances also TP = 16 j + 8, the last block alone), and "
                   "either 128 channels (each consumer 64 of them) or, ping-pong, 64 channels (each consumer a whole tile)");
-    static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && !GA && TMA_EPI),
+    static_assert(!SKC || (BN == 128 && WM == 1 && NC == 2 && !PP && TP == 0 && !BRES && TMA_EPI),
                   "split-in-cluster instances: 128 x 128 cooperative tiles (two 64-row consumers), TMA stores");
     /* halo rows (HALO): a 3x3, stride-1, pad-1 conv of 64 channels, tiles of TP pixels of one
      * image row; a stage holds one input row of the tile with its halo (TP + 2 pixels x 64
@@ -949,7 +744,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * wgmma B operand shifted by 0, 1, 2 pixel rows (128 B each: any row start works with the
      * 128B swizzle and descriptor base offset 0, tools/wgmma_shift_probe.cu). 3 stages per tile
      * instead of 9 im2col k-blocks; the 9 filter taps resident (BRES). */
-    static_assert(!HALO || (PP && BRES && TP > 0 && BN == 64 && !GA && !SKC),
+    static_assert(!HALO || (PP && BRES && TP > 0 && BN == 64 && !SKC),
                   "halo-row instances: pixels-as-N ping-pong, filter resident, 64 channels");
     /* HROWS = 2: a tile is two whole output rows of HW = TP / 2 pixels (consecutive in M, so the
      * epilogue is the TP-pixel one). Its 4 input rows (HW + 2 pixels each) are one stage each;
@@ -969,6 +764,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr int NCH = BN / SM90_EPI_COLS;               /* 64-column epilogue chunks */
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line): EPI 1 has none/ReLU only */
+    /* a TMA-loaded residual comes through the operand ring (res_ring 2) in the cooperative and
+     * pixels-as-N kernels, through the epilogue ring (res_ring 1) in the ping-pong and
+     * split-in-cluster ones */
+    constexpr bool RES_OPERAND = !PP && !SKC;
+    constexpr bool RES_STAGING = PP || SKC;
     extern __shared__ __align__(1024) uint8_t smem_raw[];
 
     /* carve the aligned dynamic shared memory (layout: conv2d_fprop.cu header comment) */
@@ -986,43 +786,35 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const uint32_t rempty_bar = rfull_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* [consumer][slot] */
     const uint32_t order_bar = rempty_bar + 8u * NC * SM90_MAX_EPI_SLOTS; /* ping-pong: [consumer] */
 
-    /* clusters of CM = a.cluster_m CTAs along M (a launch without clusters: CM = 1, rank 0,
-     * cluster id = block id): the cluster walks units c, c + clusters, ... */
-    const int CM = SKC ? 2 : a.cluster_m; /* (split in cluster: a.cluster_m = 1, the tile order's) */
-    /* with a 1-D grid and clusters of CM (1 or 2) along x, CTAs 2c and 2c + 1 form cluster c
-     * (rank = %cluster_ctarank = blockIdx.x % CM). Computed from blockIdx/gridDim rather than
-     * read from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat
-     * as warp-uniform (the producer loop must stay on the uniform datapath) */
+    /* split in cluster (SKC): clusters of CM = 2 CTAs along x, CTAs 2c and 2c + 1 form cluster c
+     * (rank = %cluster_ctarank = blockIdx.x % 2). Computed from blockIdx/gridDim rather than read
+     * from %cluster_ctarank / %clusterid by asm, whose results the compiler cannot treat as
+     * warp-uniform (the producer loop must stay on the uniform datapath) */
+    constexpr int CM = SKC ? 2 : 1;
     const int cshift = CM > 1 ? 1 : 0;
     const int rank = (int)blockIdx.x & (CM - 1);
     const int unit0 = (int)(blockIdx.x >> cshift), unit_step = (int)(gridDim.x >> cshift);
-    /* thread 0 issues the first unit's first stages at set-up (not with filter multicast, which
-     * needs the partner's barriers, nor with the gathered A, which the whole warpgroup builds) */
-    const bool early = !GA && !HALO && (SKC || CM == 1);
+    /* thread 0 issues the first unit's first stages at set-up (not with the halo rows, whose
+     * producer loads whole input rows) */
+    const bool early = !HALO;
 
     if (threadIdx.x == 0) {
-        SM90_PROBE(true, 0);
-        SM90_PROBE_GT(true, 1);
-        SM90_PROBE_CTA(true, 0);
         /* descriptor fetches first: they overlap the barrier set-up */
-        if (!GA) ptx_prefetch_tensormap(&tmap_x); /* (gathered A: no x map) */
+        ptx_prefetch_tensormap(&tmap_x);
         ptx_prefetch_tensormap(&tmap_w);
-        SM90_PROBE(true, 12);
         /* the first unit (the early stages below): decoded before the barrier set-up, so that
          * its parameter reads (each new constant line ~0.05-0.08 us, S13-1) overlap it */
         int m0 = 0, n0 = 0, kb0 = 0, kb1 = 0, nb = 0, h0 = 0, w0 = 0, cb = 0, r = 0, s = 0;
         if (early) {
-            sm90_decode_unit<BRES>(a, unit0, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+            sm90_decode_unit<BRES>(a, unit0, BN, m0, n0, kb0, kb1);
             if (SKC) sm90_skc_range(a, rank, kb0, kb1);
             sm90_box_origin(a, m0, nb, h0, w0);
             sm90_kblock_tap(a, kb0, cb, r, s);
         }
         for (int i = 0; i < S; i++) {
-            /* gathered A (GA): + one cp.async-completion arrival per producer thread */
-            ptx_mbarrier_init(full_bar + 8u * i, GA ? 1u + 128u : 1u);
-            /* a stage is free once every consumer warp of the cluster has released it: the
-             * filter half this CTA multicasts lands in every CTA's stage */
-            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG) * (uint32_t)(SKC ? 1 : CM));
+            ptx_mbarrier_init(full_bar + 8u * i, 1u);
+            /* a stage is free once every consumer warp of the tile has released it */
+            ptx_mbarrier_init(empty_bar + 8u * i, SM90_CONSUMER_ARRIVALS(TILE_WG));
         }
         for (int c = 0; c < NC; c++)
             for (int i = 0; i < ES; i++) {
@@ -1036,9 +828,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_init(order_bar + 8u * (uint32_t)c, 1);
                 ptx_mbarrier_arrive_expect_tx(order_bar + 8u * (uint32_t)c, SKC_BYTES);
             }
-        SM90_PROBE(true, 10);
         ptx_fence_mbarrier_init_release_cluster();
-        SM90_PROBE(true, 11);
         if (early && unit0 < a.num_units) {
             /* the first unit's first SM90_EARLY_STAGES stages, issued now rather than by the
              * producer loop after the __syncthreads, the producer's setmaxnreg and its own decode
@@ -1047,17 +837,16 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_griddepcontrol_launch_dependents();
             ptx_griddepcontrol_wait();
             if (!BRES || m0 < a.gemm_m) {
-                SM90_PROBE(true, 4);
                 const int pre = sm90_early_stages(S, kb0, kb1);
                 for (int i = 0; i < pre; i++) {
                     sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, full_bar + 8u * i, i,
-                                                kb0 + i, cb, r, s, m0, n0, nb, h0, w0, true, false, rank);
+                                                kb0 + i, cb, r, s, m0, n0, nb, h0, w0, true);
                     sm90_kblock_next(a, cb, r, s);
                 }
             }
         }
     }
-    if (CM > 1) { /* the partner's barriers exist before any multicast or remote arrival */
+    if (CM > 1) { /* the partner's barriers exist before any remote arrival */
         ptx_barrier_cluster_arrive_relaxed();
         ptx_barrier_cluster_wait_acquire();
     } else {
@@ -1068,18 +857,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
      * global access comes after the wait, which returns once that kernel has completed and its
      * writes are visible. The trigger lets the next kernel (if launched the same way) be
      * scheduled now: its CTAs take SMs as this grid's CTAs exit, run their set-up, and wait. */
-    SM90_PROBE(threadIdx.x == 0, 2);
     ptx_griddepcontrol_launch_dependents();
     ptx_griddepcontrol_wait();
-    SM90_PROBE(threadIdx.x == 0, 3);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
-        if constexpr (GA) { /* the whole warpgroup gathers A (and its elected lane loads B, residual) */
-            sm90_gather_producer<BN>(a, &tmap_w, &tmap_r, a_smem, b_smem, full_bar, empty_bar, S, unit0, unit_step);
-            return;
-        }
         /* producer roles by warp, with warp-uniform control flow: the whole warp runs the loop
          * (so its values stay on the uniform datapath) and the elected lane issues each
          * arrival and TMA. (Single-thread producer branches left the loop's coordinates in
@@ -1089,16 +872,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if (pwarp == 0) {
             /* ------------------------------------------------------- A/B producer */
             const bool leader = ptx_elect_one_sync();
-            SM90_PROBE(leader, 13);
-            if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
+            if (RES_OPERAND && TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
             int stage = 0;
             uint32_t phase = 0;
-            /* filter multicast: decided once, kept in a register (re-read from the parameter
-             * bank inside the loop, it delayed the filter load behind a constant load) */
-            const bool mcast = __shfl_sync(0xffffffffu, CM > 1 && !SKC ? 1 : 0, 0) != 0;
             for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
                 int m0, n0, kb0, kb1;
-                sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+                sm90_decode_unit<BRES>(a, unit, BN, m0, n0, kb0, kb1);
                 if (SKC) sm90_skc_range(a, rank, kb0, kb1);
                 if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
                 /* filter-resident plans load the B slots with the CTA's first tile only (its
@@ -1106,7 +885,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 const bool load_b = !BRES || j == 0;
                 int nb, h0, w0;
                 sm90_box_origin(a, m0, nb, h0, w0);
-                SM90_PROBE(leader && j == 0, 14);
                 if constexpr (HALO) {
                     /* the tile's HROWS + 2 input rows with their halo (w0 = q0 - 1, h0 = p0 - 1),
                      * and with the first tile the filter taps (r, 0..2) into their resident slots
@@ -1114,7 +892,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     for (int r = 0; r < HSTAGES; r++) {
                         const uint32_t fb = full_bar + 8u * stage;
                         ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
-                        SM90_TRACE(leader && r == 0, j, 0);
                         const bool taps = load_b && r < 3;
                         if (leader) {
                             ptx_mbarrier_arrive_expect_tx(fb, HALO_BYTES + (taps ? 3u * B_STAGE_BYTES : 0u));
@@ -1145,11 +922,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 for (int kb = kbs; kb < kb1; kb++) {
                     const uint32_t fb = full_bar + 8u * stage;
                     ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u); /* slot free (cluster-wide) */
-                    SM90_TRACE(leader && kb == kbs, j, 0);
                     if (leader) {
-                        SM90_PROBE(j == 0 && kb == kb0, 4);
                         sm90_issue_kblock<BN, BRES>(a, &tmap_x, &tmap_w, a_smem, b_smem, A_STAGE, fb, stage, kb, cb, r,
-                                                    s, m0, n0, nb, h0, w0, load_b, mcast, rank);
+                                                    s, m0, n0, nb, h0, w0, load_b);
                     }
                     sm90_kblock_next(a, cb, r, s);
                     if (++stage == S) {
@@ -1157,12 +932,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         phase ^= 1u;
                     }
                 }
-                if (TMA_EPI && GENERAL && a.res_ring == 2) {
+                if (RES_OPERAND && TMA_EPI && GENERAL && a.res_ring == 2) {
                     /* operand-ring residual: one stage per 64-column chunk, its A part (BM x
                      * 128 B) filled with the chunk's residual rows m0 .. m0 + BM - 1 as 64 x 64
-                     * boxes (rows past M zero-filled; phantom tiles too, so both CTAs of a
-                     * cluster keep the same stage sequence) */
-                    const int nres = sm90_res_chunks<BN>(a, n0);
+                     * boxes (rows past M zero-filled) */
+                    const int nres = sm90_res_chunks<BN, RES_OPERAND>(a, n0);
                     for (int ch = 0; ch < nres; ch++) {
                         const uint32_t fb = full_bar + 8u * stage;
                         ptx_mbarrier_wait_parity(empty_bar + 8u * stage, phase ^ 1u);
@@ -1182,7 +956,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     }
                 }
             }
-        } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
+        } else if (RES_STAGING && TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
             if constexpr (TP == 0 || PP) /* (the 128-channel pixels-as-N plans take mode 2 only) */
                 sm90_residual_producer<BN, WM, NC, PP, BRES, TP, SKC>(a, &tmap_r, epi_smem, rfull_bar, rempty_bar, ES,
                                                                  unit0, unit_step, rank);
@@ -1202,9 +976,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int warp = tid >> 5;
     const int lane = tid & 31;
     const bool partial = a.splits > 1;
-    const bool res_ring = TMA_EPI && GENERAL && a.res_ring == 1; /* epilogue-ring residual */
-    /* the cluster partner's empty barriers (a CTA's shared::cluster window is contiguous) */
-    const uint32_t peer_empty = CM > 1 && !SKC ? ptx_mapa_shared_cluster(empty_bar, (uint32_t)rank ^ 1u) : 0u;
+    const bool res_ring = RES_STAGING && TMA_EPI && GENERAL && a.res_ring == 1; /* epilogue-ring residual */
     /* this consumer's ring of ES 8 KB boxes (64 rows x 128 B, 128B-swizzled like TMA expects) */
     const uint32_t my_epi = epi_smem + (uint32_t)cw * (uint32_t)ES * EBOX;
     const uint32_t my_rfull = rfull_bar + 8u * SM90_MAX_EPI_SLOTS * (uint32_t)cw;
@@ -1229,12 +1001,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     int own = 0; /* ping-pong: this consumer's tiles so far */
     for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
         int m0, n0, kb0, kb1;
-        sm90_decode_unit<BRES>(a, unit, SKC ? 0 : rank, BN, m0, n0, kb0, kb1);
+        sm90_decode_unit<BRES>(a, unit, BN, m0, n0, kb0, kb1);
         if (SKC) sm90_skc_range(a, rank, kb0, kb1);
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         const int nk = HALO ? HSTAGES : kb1 - kb0; /* stages of the tile: k-blocks (>= 1: configure() keeps
                                                        every split non-empty), or halo rows */
-        const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN>(a, n0) : 0; /* operand-ring residual stages */
+        const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN, RES_OPERAND>(a, n0) : 0; /* operand-ring residual stages */
         /* ping-pong: the consumers take the tiles in turn, tile j to consumer j % NC */
         if (PP && (NC == 2 ? (j & 1) : j % NC) != cw) { /* another consumer's tile: skip its nk + nres stages */
             const int adv = stage + nk + nres;
@@ -1250,7 +1022,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             ptx_mbarrier_wait_parity(order_bar + 8u * (uint32_t)cw,
                                      (uint32_t)(((NC == 2 ? cw == 1 : cw > 0) ? own : own - 1) & 1));
         }
-        SM90_TRACE(tid == 0, j, 2);
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
         if (GENERAL && !partial && tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
             const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
@@ -1285,8 +1056,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
 #pragma unroll
             for (int it = 0; it < HSTAGES; it++) {
                 ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
-                SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
-                SM90_TRACE(tid == 0 && it == 0, j, 3);
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[0][j]);
                 ptx_wgmma_fence();
@@ -1309,7 +1078,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_wgmma_wait_group<1>(); /* the previous row's MMAs are done with their stage */
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[0][j]);
-                if (it > 0) sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
+                if (it > 0) sm90_release_stage(empty_bar, prev, lane == 0);
                 prev = stage;
                 if (++stage == S) {
                     stage = 0;
@@ -1319,8 +1088,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         } else
         for (int it = 0; it < nk; it++) {
             ptx_mbarrier_wait_parity(full_bar + 8u * stage, phase); /* TMA bytes landed */
-            SM90_PROBE(cw == 0 && tid == 0 && j == 0 && it == 0, 5);
-            if constexpr (GA) ptx_fence_proxy_async_shared_cta(); /* the gathered A: generic-proxy writes */
             const uint32_t a_st = a_smem + (uint32_t)stage * A_STAGE + (uint32_t)row0 * 128u;
             const uint32_t b_st = b_smem + (uint32_t)(BRES ? it : stage) * B_STAGE_BYTES; /* resident slot or ring stage */
             const uint64_t db = wgmma_desc_kmajor_sw128(b_st);
@@ -1349,7 +1116,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             for (int i = 0; i < WM; i++)
 #pragma unroll
                 for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
-            if (it > 0) sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
+            if (it > 0) sm90_release_stage(empty_bar, prev, lane == 0);
             prev = stage;
             if (++stage == S) {
                 stage = 0;
@@ -1371,18 +1138,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
                 if (++st == S) st = 0;
             }
-            SM90_TRACE(tid == 0, j, 4);
             if (tid == 0) ptx_mbarrier_arrive(order_bar + 8u * (uint32_t)(NC == 2 ? cw ^ 1 : cw + 1 == NC ? 0 : cw + 1));
             own++;
         }
         ptx_wgmma_wait_group<0>();
-        SM90_TRACE(tid == 0, j, 5);
 #pragma unroll
         for (int i = 0; i < WM; i++)
 #pragma unroll
             for (int j = 0; j < ACCN / 2; j++) wgmma_fence_operand(acc[i][j]);
-        SM90_PROBE(cw == 0 && tid == 0 && j == 0, 6);
-        sm90_release_stage(empty_bar, peer_empty, prev, lane == 0);
+        sm90_release_stage(empty_bar, prev, lane == 0);
         if constexpr (SKC) {
             /* split in cluster: the two CTAs hold the same tile's partial sums over the two halves
              * of K. Rank r finishes 64-column chunk r of the tile: each consumer sends its other
@@ -1403,14 +1167,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             /* rank 0 keeps chunk 0 and sends chunk 1, rank 1 the other way round */
             if (rank == 0) sm90_skc_exchange<32, 0>(acc[0], dst, xbar, order_bar + 8u * (uint32_t)cw, src);
             else sm90_skc_exchange<0, 32>(acc[0], dst, xbar, order_bar + 8u * (uint32_t)cw, src);
-        }
-        if (m0 >= a.gemm_m) { /* phantom tile (cluster partner of the last M-tile): no epilogue */
-            for (int r = 0, st = rstage; r < nres; r++) {
-                ptx_mbarrier_wait_parity(full_bar + 8u * st, rphase ^ (uint32_t)(((rstage + r) / S) & 1));
-                sm90_release_stage(empty_bar, peer_empty, st, lane == 0);
-                if (++st == S) st = 0;
-            }
-            continue;
         }
 
         if constexpr (TP > 0) {
@@ -1435,7 +1191,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 const float as0 = pas0, as1 = pas1, bi0 = pbi0, bi1 = pbi1;
                 if (box_res) { /* the residual landed in the box (after its last store had read it) */
                     ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
-                    SM90_TRACE(tid == 0, j, 6);
                 } else {
                     if (tid == 0) { /* the store ES tiles ago has read this box */
                         if (ES == 1) ptx_cp_async_bulk_wait_group_read<0>();
@@ -1448,12 +1203,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                  * this consumer's chunk (valid when nres > rch) */
                 const bool has_res = a.has_residual && (box_res || nres > rch);
                 const uint32_t rbox = box_res ? box : a_smem + (uint32_t)((rstage + rch) % S) * A_STAGE;
-                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 15);
                 sm90_pixn_tile<DT, TP, GENERAL, ACT_ANY>(a, acc[0], box, rbox, has_res, warp, lane, as0, bi0, as1, bi1);
-                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 16);
                 ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                 ptx_bar_sync(1 + cw, 128);
-                SM90_PROBE(cw == 0 && tid == 0 && j == 0, 17);
                 if (tid == 0) {
                     ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, (int32_t)cbase, m0);
                     ptx_cp_async_bulk_commit_group();
@@ -1461,7 +1213,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                         ptx_cp_async_bulk_wait_group_read<0>();
                         ptx_mbarrier_arrive(my_rempty + 8u * eslot);
                     }
-                    SM90_TRACE(true, j, 7);
                 }
                 if (++eslot == ES) {
                     eslot = 0;
@@ -1469,7 +1220,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                 }
             }
             for (int r = 0; r < nres; r++) /* residual read (or not this consumer's): release */
-                sm90_release_stage(empty_bar, peer_empty, (rstage + r) % S, lane == 0);
+                sm90_release_stage(empty_bar, (rstage + r) % S, lane == 0);
         } else {
         /* epilogue, fully unrolled (compile-time accumulator indices), in three passes per
          * 64-column chunk of a 64-row block, each with its run-time switches hoisted:
@@ -1498,7 +1249,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             const uint32_t rst = (uint32_t)(rpos % S);
             if (TMA_EPI && GENERAL && nres > 0) {
                 ptx_mbarrier_wait_parity(full_bar + 8u * rst, rphase ^ (uint32_t)((rpos / S) & 1));
-                SM90_CHUNK_TRACE(cw == 0 && tid == 0, j, ch, 0);
                 if (RES_HOIST) {
 #pragma unroll
                     for (int i = 0; i < WM; i++)
@@ -1512,7 +1262,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     for (int i = 0; i < WM; i++)
 #pragma unroll
                         for (int jp = 0; jp < 4; jp++) dep = sm90_zero_after(rres[i][4 * jp], dep, zero_rt);
-                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0 && dep == 0u);
+                    sm90_release_stage(empty_bar, (int)rst, lane == 0 && dep == 0u);
                 }
             }
 #pragma unroll
@@ -1537,10 +1287,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                     } else { /* the store ES = 2 chunks ago has read this box */
                         if (tid == 0) ptx_cp_async_bulk_wait_group_read<1>();
                         ptx_bar_sync(1 + cw, 128);
-                        SM90_CHUNK_TRACE(cw == 0 && tid == 0 && i == 0, j, ch, 1);
                     }
                 }
-                SM90_PROBE(cw == 0 && tid == 0 && j == 0 && ch == 0 && i == 0, 15);
                 if (!partial) {
                     /* pass 1: linear part */
 #pragma unroll
@@ -1581,7 +1329,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                     uint32_t dep = 0u;
 #pragma unroll
                                     for (int jp = 0; jp < 4; jp++) dep = sm90_zero_after(rres[i][4 * jp], dep, zero_rt);
-                                    sm90_release_stage(empty_bar, peer_empty, (int)rst, lane == 0 && dep == 0u);
+                                    sm90_release_stage(empty_bar, (int)rst, lane == 0 && dep == 0u);
                                 }
                             }
 #pragma unroll
@@ -1632,15 +1380,11 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                                           sm90_pack2_relu<DT>(v[8 * jp + 2], v[8 * jp + 3], relu),
                                                           sm90_pack2_relu<DT>(v[8 * jp + 4], v[8 * jp + 5], relu),
                                                           sm90_pack2_relu<DT>(v[8 * jp + 6], v[8 * jp + 7], relu));
-                    SM90_PROBE(cw == 0 && tid == 0 && j == 0, 16); /* (the last chunk's) */
                     ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the TMA (async proxy) */
                     ptx_bar_sync(1 + cw, 128);
-                    SM90_PROBE(cw == 0 && tid == 0 && j == 0, 17);
-                    SM90_TRACE(tid == 0, j, 7); /* (the tile's last chunk's) */
                     if (tid == 0) {
                         ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, box, n0 + ch * SM90_EPI_COLS, mrow);
                         ptx_cp_async_bulk_commit_group();
-                        SM90_CHUNK_TRACE(cw == 0 && i == 0, j, ch, 2);
                         if (res_ring) { /* the previous chunk's store has read its slot: refill it */
                             ptx_cp_async_bulk_wait_group_read<1>();
                             if (prev_eslot >= 0) ptx_mbarrier_arrive(my_rempty + 8u * prev_eslot);
@@ -1662,17 +1406,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         }
         } /* TP == 0 */
     }
-    SM90_PROBE(cw == 0 && tid == 0, 7);
     /* the staging boxes must stay valid until the last stores have read them; their global
      * writes complete with the grid */
     if (TMA_EPI && tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
-    SM90_PROBE(cw == 0 && tid == 0, 8);
-    SM90_PROBE_GT(cw == 0 && tid == 0, 9);
-    SM90_PROBE_CTA(cw == 0 && tid == 0, 1);
-    if (CM > 1 && !SKC) { /* the partner's consumers may still arrive on this CTA's empty barriers */
-        ptx_barrier_cluster_arrive_relaxed();
-        ptx_barrier_cluster_wait_acquire();
-    }
 }
 
 typedef void (*sm90_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t);
@@ -1692,8 +1428,6 @@ sm90_kernel_fn igemm_sm90_pick_f16_pp(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pixn(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_ppbr(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_ppbr(int bn, int epi);
-sm90_kernel_fn igemm_sm90_pick_bf16_ga(int bn, int epi);
-sm90_kernel_fn igemm_sm90_pick_f16_ga(int bn, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pixn(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pxpp(int tp, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxpp(int tp, int epi);
@@ -1704,14 +1438,14 @@ sm90_kernel_fn igemm_sm90_pick_f16_skc(int epi);
 sm90_kernel_fn igemm_sm90_pick_bf16_pxhalo(int tp, int rows, int nc, int epi);
 sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
 
-/* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES and GA:
- * the filter-resident and gathered-A instance flags (ping-pong only). */
-#define SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, BRES, GA, SKC, epi)                            \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP, BRES, GA, SKC>     \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP, BRES, GA, SKC>     \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP, BRES, GA, SKC>)
+/* epi 0/1/2 as the kernel's EPI; the direct-store path has instances 0 and 2 only. BRES: the
+ * filter-resident instance flag (ping-pong only). */
+#define SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, BRES, SKC, epi)                                 \
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 0, true, NC, PP, TP, BRES, SKC>          \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 1, true, NC, PP, TP, BRES, SKC>          \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, BN, WM, 2, true, NC, PP, TP, BRES, SKC>)
 #define SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, TP, epi)                                              \
-    SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, false, false, false, epi)
+    SM90_PICK_TMA_EPI_FLAGS(DT, BN, WM, NC, PP, TP, false, false, epi)
 #define SM90_PICK_TMA_EPI(DT, BN, WM, NC, PP, epi) SM90_PICK_TMA_EPI_TP(DT, BN, WM, NC, PP, 0, epi)
 #define SM90_PICK_BN(DT, BN, WM, NC, epi, tma_epi)                                                     \
     ((tma_epi) ? SM90_PICK_TMA_EPI(DT, BN, WM, NC, false, epi)                                        \
@@ -1743,19 +1477,17 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
     }
 
 /* ping-pong instances (2 consumers, each a whole 128 x BN tile in turn; TMA stores only), plain
- * (BRES = GA = false), filter-resident (BRES: the filter tiles of every k-block stay in shared
- * memory, one N-tile per CTA) or gathered-A (GA: the producer warpgroup builds A from a
- * 4-channel copy of x with cp.async, the stem path of conv2d_fold.cu) */
-#define SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, BRES, GA)                                                  \
+ * or filter-resident (BRES: the filter tiles of every k-block stay in shared memory, one N-tile
+ * per CTA) */
+#define SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, BRES)                                                      \
     sm90_kernel_fn NAME(int bn, int epi)                                                               \
     {                                                                                                  \
-        if (bn == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 2, 2, true, 0, BRES, GA, false, epi);   \
-        if (bn == 64) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 2, 2, true, 0, BRES, GA, false, epi);     \
+        if (bn == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 2, 2, true, 0, BRES, false, epi);       \
+        if (bn == 64) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 2, 2, true, 0, BRES, false, epi);         \
         return NULL;                                                                                   \
     }
-#define SM90_DEFINE_PICK_PP(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false, false)
-#define SM90_DEFINE_PICK_PPBR(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, true, false)
-#define SM90_DEFINE_PICK_GA(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false, true)
+#define SM90_DEFINE_PICK_PP(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, false)
+#define SM90_DEFINE_PICK_PPBR(NAME, DT) SM90_DEFINE_PICK_PP_FLAGS(NAME, DT, true)
 
 /* pixels-as-N instances (TP pixels x 128 channels, 2 consumers, TMA stores only) */
 #define SM90_DEFINE_PICK_PIXN(NAME, DT)                                                                \
@@ -1773,8 +1505,7 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
 #define SM90_DEFINE_PICK_PXPP(NAME, DT, BRES)                                                          \
     sm90_kernel_fn NAME(int tp, int epi)                                                               \
     {                                                                                                  \
-        if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, false, epi); \
-        if (tp == 256) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 256, BRES, false, false, epi); \
+        if (tp == 128) return SM90_PICK_TMA_EPI_FLAGS(DT, 64, 1, 2, true, 128, BRES, false, epi);      \
         return NULL;                                                                                   \
     }
 
@@ -1782,9 +1513,9 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
  * 56 pixels of one image row, or of two whole 56-pixel rows): a 3x3 stride-1 conv's taps along W
  * from one halo row per input row */
 #define SM90_PXHALO(DT, TP, ROWS, NC, epi)                                                             \
-    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, NC, true, TP, true, false, false, true, ROWS> \
-     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, NC, true, TP, true, false, false, true, ROWS> \
-                  : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, NC, true, TP, true, false, false, true, ROWS>)
+    ((epi) == 0   ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 0, true, NC, true, TP, true, false, true, ROWS> \
+     : (epi) == 1 ? igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 1, true, NC, true, TP, true, false, true, ROWS> \
+                  : igemm_sm90_conv2d_fprop_kernel<DT, 64, 1, 2, true, NC, true, TP, true, false, true, ROWS>)
 /* nc: 2 consumers in ping-pong, or 3 taking the tiles in turn (each epilogue then has two other
  * consumers' mainloops to finish under) */
 #define SM90_DEFINE_PICK_PXHALO(NAME, DT)                                                              \
@@ -1808,7 +1539,7 @@ sm90_kernel_fn igemm_sm90_pick_f16_pxhalo(int tp, int rows, int nc, int epi);
 #define SM90_DEFINE_PICK_SKC(NAME, DT)                                                                 \
     sm90_kernel_fn NAME(int epi)                                                                       \
     {                                                                                                  \
-        return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 1, 2, false, 0, false, false, true, epi);              \
+        return SM90_PICK_TMA_EPI_FLAGS(DT, 128, 1, 2, false, 0, false, true, epi);              \
     }
 
 #endif /* IGEMM_SM90_CONV2D_FPROP_KERNEL_CUH */

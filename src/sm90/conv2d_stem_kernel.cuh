@@ -11,26 +11,7 @@
  * sm90_pixn_residual), sm90_wgmma and the PTX wrappers */
 #include "conv2d_fprop_kernel.cuh"
 
-#define STEM_NC 3                          /* consumer warpgroups, taking the CTA's tiles in turn */
-#define STEM_THREADS (128 * (STEM_NC + 1)) /* + the producer warpgroup */
-#define STEM_EB 2                          /* staging boxes per consumer (its tiles alternate) */
-#define STEM_MAX_STAGES 8
-#define STEM_STEP_BYTES 2048u /* one k16 step of the folded filter: 64 rows x 16 elements */
-#define STEM_MAX_ROWS 11      /* filter rows R (the folded filter stays in shared memory) */
-
-/* Raw mode: a tile's input row segment is loaded as NCH chunks of STEM_RAW_CHUNK elements (512 B)
- * starting STEM_RAW_STEP elements apart, from the 16-byte aligned element at or below the segment's
- * first (TMA traps on an innermost box coordinate that is no 16-byte multiple: cudaErrorIllegal-
- * Instruction). Consecutive chunks overlap by 8 elements, so every pixel pair (2 C <= 8 elements)
- * lies whole in one chunk. A chunk's box holds R rows; boxes are STEM_RAW_PITCH bytes apart. */
-#define STEM_RAW_CHUNK 256
-#define STEM_RAW_STEP 248
-#define STEM_RAW_PITCH(r) ((r) * STEM_RAW_CHUNK * 2)
-/* chunks for rowp pairs of c channels from an offset of up to 7 elements */
-#define STEM_RAW_NCH(c, rowp) ((7 + 2 * (c) * ((rowp) - 1)) / STEM_RAW_STEP + 1)
-/* Pixel pairs staged per input row: the TP + 2 KS - 1 a tile reads, rounded up to whole core
- * matrices (8 pairs, 128 B). */
-#define STEM_ROW_PAIRS(tp, ks) (((tp) + 2 * (ks) - 1 + 7) / 8 * 8)
+/* STEM_NC, STEM_EB, STEM_RAW_* and the other constants of the stem kernels: sm90.h */
 
 /* The stem kernel's geometry (the epilogue's fields travel in an igemm_sm90_args_t). */
 typedef struct igemm_sm90_stem_args {
@@ -342,7 +323,7 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
             else stem_repack<1, R, ROWP, 128>(stage_smem, my_pairs, off, tid);
             ptx_fence_proxy_async_shared_cta(); /* st.shared -> visible to the wgmmas (async proxy) */
             ptx_bar_sync(1 + (uint32_t)cw, 128);
-            sm90_release_stage(empty_bar, 0u, stage, lane == 0);
+            sm90_release_stage(empty_bar, stage, lane == 0);
             xs = my_pairs;
         } else {
             xs = stage_smem + 16u * (uint32_t)((tq * TP + g.d_lo) & 7); /* at pair (q0 + d_lo) mod 8 */
@@ -371,7 +352,7 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
         ptx_wgmma_wait_group<0>();
 #pragma unroll
         for (int j = 0; j < TP / 2; j++) wgmma_fence_operand(acc[j]);
-        if (!raw) sm90_release_stage(empty_bar, 0u, stage, lane == 0);
+        if (!raw) sm90_release_stage(empty_bar, stage, lane == 0);
 
         /* epilogue: TP pixels x this CTA's 64 channels (the residual, if any, landed in the box) */
         const int slot = cw * STEM_EB + u % STEM_EB;
@@ -397,10 +378,7 @@ typedef void (*sm90_stem_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm
 sm90_stem_kernel_fn igemm_sm90_pick_bf16_stem(int tp, int r, int ks, int epi);
 sm90_stem_kernel_fn igemm_sm90_pick_f16_stem(int tp, int r, int ks, int epi);
 
-/* (R, KS) instances: 3x3 (3, 1: two pair taps whatever the padding); 4x4 (4, 1 or 2: two or three
- * pair taps); 5x5 (5, 2); 7x7 (7, 2), ResNet's stem. Other filters go to the fold family. */
-#define STEM_HAS_INSTANCE(r, ks) (((r) == 3 && (ks) == 1) || ((r) == 4 && (ks) == 1) || ((r) == 4 && (ks) == 2) || \
-                                  ((r) == 5 && (ks) == 2) || ((r) == 7 && (ks) == 2))
+/* (R, KS) instances: STEM_HAS_INSTANCE (sm90.h). */
 #define SM90_STEM_EPI(DT, TP, R, KS, epi)                                                             \
     ((epi) == 0   ? igemm_sm90_stem_kernel<DT, TP, R, KS, 0>                                          \
      : (epi) == 1 ? igemm_sm90_stem_kernel<DT, TP, R, KS, 1>                                          \

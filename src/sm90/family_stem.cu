@@ -53,10 +53,10 @@
  * PTX: cp.async.bulk.tensor 3-D/4-D tile loads and 3-D stores, mbarrier expect_tx rings,
  *   wgmma.mma_async m64n112k16 / m64n128k16 (bf16, f16) with no-swizzle descriptors, setmaxnreg,
  *   ldmatrix/stmatrix .trans, named barriers, fence.proxy.async, griddepcontrol (PDL).
- * Knobs: IGEMM_SM90_STEM=0 turns the family off (the fold family then takes the layer);
- *   IGEMM_SM90_GATHER=1 (the fold family's gathered-A stem) also steps it aside;
- *   IGEMM_SM90_STEM_RAW=0 takes the pre-pass mode where raw mode would do; IGEMM_SM90_GRID=n
- *   launches n CTAs (tests).
+ * Hints (experimental): kernel = fold (or another kernel) steps it aside; stem_prepass = 1 takes
+ *   the pre-pass mode where raw mode would do; grid = n launches at most n CTAs (tests); stages
+ *   caps the ring; pdl = -1 launches without programmatic dependent launch.
+ * Plan (supports, configure, geometry, shared-memory carve): heuristics_stem.c.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -66,217 +66,7 @@
 #include <string.h>
 
 #include "conv2d_stem_kernel.cuh"
-
-/* ------------------------------------------------------------------ geometry */
-
-typedef struct stem_geom {
-    int64_t d_lo;    /* first pair tap */
-    int64_t s2;      /* pair taps */
-    int64_t ks;      /* k16 steps per filter row: ceil(s2 / 2) */
-    int64_t tp;      /* output pixels per tile */
-    int64_t tiles_q; /* tiles per output row */
-    int raw;         /* 1: x is read by the kernel itself (no pre-pass, no workspace) */
-    int64_t w2;      /* pre-pass mode: pairs per x4 row, ceil(W / 2) rounded up to a multiple of 8 */
-    int64_t ng;      /* pre-pass mode: groups of 8 pairs staged per input row */
-    int64_t nch;     /* raw mode: TMA chunks per input row */
-    int64_t row_bytes;   /* one input row of pixel pairs as the wgmmas read it */
-    int64_t stage_bytes; /* one ring stage (raw mode: NCH chunk boxes of R rows) */
-    int64_t pair_bytes;  /* raw mode: a consumer's repacked tile */
-    int64_t w_bytes;
-    int64_t x4_bytes; /* pre-pass mode: the workspace */
-} stem_geom_t;
-
-static int64_t floor_div2(int64_t v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
-
-static size_t stem_align256(size_t v) { return (v + 255) & ~(size_t)255; }
-
-static int64_t stem_round(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
-/* Raw mode (the kernel loads x's row segments by TMA and repacks them into pixel pairs in shared
- * memory): x's rows must be 16-byte multiples (TMA strides), i.e. w c % 8 == 0; otherwise, or with
- * IGEMM_SM90_STEM_RAW=0, a pre-pass writes x4 and the kernel loads its pairs. */
-static int stem_raw_fits(const igemm_conv_params_t *p)
-{
-    return (p->w * p->c) % 8 == 0 && p->w * p->c < ((int64_t)1 << 31);
-}
-
-static int stem_raw_ok(const igemm_conv_params_t *p)
-{
-    const char *r_s = getenv("IGEMM_SM90_STEM_RAW");
-    return !(r_s && atoi(r_s) == 0) && stem_raw_fits(p);
-}
-
-static void stem_geometry(const igemm_conv_params_t *p, int raw, stem_geom_t *g)
-{
-    g->d_lo = floor_div2(-p->pad_left);
-    g->s2 = floor_div2(p->s - 1 - p->pad_left) - g->d_lo + 1;
-    g->ks = (g->s2 + 1) / 2;
-    /* the tile width that wastes the fewest pixel columns (ties: the wider) */
-    const int64_t t112 = (p->q + 111) / 112, t128 = (p->q + 127) / 128;
-    g->tp = t112 * 112 < t128 * 128 ? 112 : 128;
-    g->tiles_q = g->tp == 112 ? t112 : t128;
-    g->raw = raw;
-    g->w2 = ((p->w + 1) / 2 + 7) / 8 * 8;
-    if (g->raw) {
-        /* a stage holds the chunks of the tile's R row segments; each consumer repacks its tile
-         * into R rows of the pairs it reads (from q0 + d_lo) */
-        const int64_t rowp = STEM_ROW_PAIRS(g->tp, g->ks);
-        g->ng = 0;
-        g->nch = STEM_RAW_NCH(p->c, rowp);
-        g->row_bytes = rowp * 16;
-        g->stage_bytes = g->nch * STEM_RAW_PITCH(p->r);
-        g->pair_bytes = stem_round(p->r * g->row_bytes, 128);
-        g->x4_bytes = 0;
-    } else {
-        /* the tile's TP + 2 KS - 1 pairs start at any pair of a group: up to 7 more */
-        g->ng = (7 + g->tp + 2 * g->ks - 1 + 7) / 8;
-        g->nch = 0;
-        g->row_bytes = g->ng * 128;
-        g->stage_bytes = p->r * g->row_bytes;
-        g->pair_bytes = 0;
-        g->x4_bytes = p->n * p->h * g->w2 * 16;
-    }
-    g->w_bytes = p->r * g->ks * (int64_t)STEM_STEP_BYTES;
-}
-
-/* The shared-memory carve for S ring stages (offsets from the kernel's 1024-aligned base): the
- * stages, the consumers' pair buffers (raw mode), the staging boxes (1024-aligned: 128B-swizzled
- * TMA), the filter, the barriers; and the total with the alignment slack. */
-typedef struct stem_carve {
-    int64_t pair_off, e_off, w_off, bar_off, total;
-} stem_carve_t;
-
-static void stem_layout(const stem_geom_t *g, int64_t stages, stem_carve_t *c)
-{
-    c->pair_off = stages * g->stage_bytes;
-    c->e_off = stem_round(c->pair_off + (int64_t)STEM_NC * g->pair_bytes, 1024);
-    c->w_off = c->e_off + (int64_t)STEM_NC * STEM_EB * g->tp * 128;
-    c->bar_off = c->w_off + g->w_bytes;
-    c->total = 1024 + c->bar_off + 8 * (2 * stages + 2 * STEM_NC * STEM_EB + STEM_NC + 1);
-}
-
-static int64_t stem_smem(const stem_geom_t *g, int64_t stages)
-{
-    stem_carve_t c;
-    stem_layout(g, stages, &c);
-    return c.total;
-}
-
-#define STEM_WHY(...)                                                                                  \
-    do {                                                                                               \
-        if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                       \
-    } while (0)
-
-#define STEM_MAX_WORKSPACE ((int64_t)2 << 30)
-
-static int stem_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why, size_t why_len)
-{
-    const char *k_s = getenv("IGEMM_SM90_STEM"), *g_s = getenv("IGEMM_SM90_GATHER");
-    if (k_s && atoi(k_s) == 0) {
-        STEM_WHY("IGEMM_SM90_STEM=0");
-        return 0;
-    }
-    if (g_s && atoi(g_s) == 1) {
-        STEM_WHY("IGEMM_SM90_GATHER=1 asks for the fold family's gathered-A stem");
-        return 0;
-    }
-    if (dev->cc_major != 9 || dev->cc_minor != 0) {
-        STEM_WHY("device cc %d.%d: the stem kernel is built for sm_90a only", dev->cc_major, dev->cc_minor);
-        return 0;
-    }
-    if (p->c > 4 || p->groups != 1) {
-        STEM_WHY("c = %lld, groups = %lld: the stem path takes c <= 4, groups == 1", (long long)p->c,
-                 (long long)p->groups);
-        return 0;
-    }
-    if (p->stride_w != 2 || p->dil_w != 1 || p->dil_h != 1) {
-        STEM_WHY("stride_w = %lld, dilation %lldx%lld: the stem path takes stride_w 2 (pixel pairs) and no dilation",
-                 (long long)p->stride_w, (long long)p->dil_h, (long long)p->dil_w);
-        return 0;
-    }
-    if ((p->in_dtype != IGEMM_DTYPE_BF16 && p->in_dtype != IGEMM_DTYPE_F16) || p->out_dtype != p->in_dtype) {
-        STEM_WHY("dtypes in %d, out %d: the stem path stores y of the input's 16-bit dtype by TMA",
-                 (int)p->in_dtype, (int)p->out_dtype);
-        return 0;
-    }
-    if (p->k > 64 || p->k % 8 != 0) {
-        STEM_WHY("k = %lld: the stem path takes k <= 64, k %% 8 == 0 (one 64-channel tile, 16-byte rows)",
-                 (long long)p->k);
-        return 0;
-    }
-    stem_geom_t g;
-    stem_geometry(p, stem_raw_ok(p), &g);
-    if (!STEM_HAS_INSTANCE(p->r, g.ks)) {
-        STEM_WHY("filter %lldx%lld with pad_left %lld (%lld pixel-pair taps): the stem path has 3x3 (1 or 2 k16 steps "
-                 "per row), 4x4, 5x5 and 7x7 (up to 4 pair taps) instances",
-                 (long long)p->r, (long long)p->s, (long long)p->pad_left, (long long)g.s2);
-        return 0;
-    }
-    const int64_t lim = (int64_t)1 << 30;
-    if (p->n * p->p >= lim || p->n * p->p * g.tiles_q >= lim || p->h >= lim || g.w2 >= lim || p->q >= lim || p->p * p->stride_h + p->r >= lim ||
-        p->pad_top >= lim || p->gemm_m >= ((int64_t)1 << 40) || g.x4_bytes > STEM_MAX_WORKSPACE) {
-        STEM_WHY("n*p = %lld, h = %lld, w = %lld: beyond the stem path's 32-bit tile and TMA coordinates or its "
-                 "2 GB workspace",
-                 (long long)(p->n * p->p), (long long)p->h, (long long)p->w);
-        return 0;
-    }
-    if (p->k * p->r * p->s * p->c * 2 > (int64_t)STEM_NC * STEM_EB * g.tp * 128) { /* the fold's scratch */
-        STEM_WHY("filter of %lld elements: more than the stem kernel's staging boxes hold while it folds them",
-                 (long long)(p->k * p->r * p->s * p->c));
-        return 0;
-    }
-    if (stem_smem(&g, 2) > dev->smem_optin_per_block) {
-        STEM_WHY("the stem tile needs %lld B of shared memory (device: %d)", (long long)stem_smem(&g, 2),
-                 dev->smem_optin_per_block);
-        return 0;
-    }
-    return 1;
-}
-
-static igemm_status_t stem_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
-                                     igemm_kernel_config_t *cfg)
-{
-    stem_geom_t g;
-    stem_geometry(p, stem_raw_ok(p), &g);
-    int64_t stages = STEM_MAX_STAGES;
-    while (stages > 2 && stem_smem(&g, stages) > dev->smem_optin_per_block) stages--;
-    const int sms = dev->sm_count > 0 ? dev->sm_count : 132;
-    const int64_t tiles = p->n * p->p * g.tiles_q;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->bm = (int)g.tp;
-    cfg->bn = 64;
-    cfg->bk = 16;
-    cfg->stages = (int)stages;
-    cfg->threads = STEM_THREADS;
-    cfg->consumers = STEM_NC;
-    cfg->pixels_n = 1;
-    cfg->variant = g.raw; /* the run follows the plan's mode whatever the environment says later */
-    cfg->grid = (int)(tiles < sms ? tiles : sms);
-    const char *fg_s = getenv("IGEMM_SM90_GRID"); /* tests: fewer CTAs, each many tiles (the rings wrap) */
-    if (fg_s && atoi(fg_s) >= 1 && atoi(fg_s) < cfg->grid) cfg->grid = atoi(fg_s);
-    cfg->smem_bytes = (size_t)stem_smem(&g, stages);
-    cfg->smem_limit = dev->smem_optin_per_block;
-    cfg->workspace_bytes = g.raw ? 0 : stem_align256((size_t)g.x4_bytes);
-    int drv = 0;
-    cfg->pdl = cudaDriverGetVersion(&drv) == cudaSuccess && drv >= 12030;
-    char how[160];
-    if (g.raw)
-        snprintf(how, sizeof how, "x read in place (w*c %% 8 == 0: row segments by TMA, repacked by each consumer to "
-                                  "4-channel pixel pairs in shared memory)");
-    else
-        snprintf(how, sizeof how, "c=%lld padded to 4 channels as pixel pairs by a pre-pass (x4 %lld MB; %s)",
-                 (long long)p->c, (long long)(g.x4_bytes >> 20),
-                 stem_raw_fits(p) ? "IGEMM_SM90_STEM_RAW=0" : "w*c % 8 != 0: x's rows are no 16-byte multiples");
-    snprintf(cfg->desc, sizeof cfg->desc,
-             "stem rows: %s, tile %lld pixels of one output row x 64 channels (pixels as wgmma N), the tile's %lld "
-             "input rows staged once and %lld pair tap(s) per row read from them shifted (K'=%lld for %lld), filter "
-             "resident in shared memory (laid out by each CTA), %lld stages, 1 producer + %d consumer warpgroups taking tiles "
-             "in turn, y by TMA stores, grid %d over %lld tiles%s",
-             how, (long long)g.tp, (long long)p->r, (long long)g.s2, (long long)(p->r * g.ks * 16),
-             (long long)(p->r * p->s * p->c), (long long)stages, STEM_NC, cfg->grid, (long long)tiles,
-             cfg->pdl ? ", programmatic dependent launch" : "");
-    return IGEMM_STATUS_SUCCESS;
-}
+#include "sm90.h"
 
 /* ------------------------------------------------------------------ pre-pass */
 
@@ -330,18 +120,19 @@ static igemm_status_t stem_encode_out(const igemm_conv_params_t *p, const void *
     return igemm_tmap_encode_tiled(map, p->out_dtype, ptr, 3, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_config_t *cfg, void *workspace,
-                               void *state, void *stream)
+static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
+                               void *state, void *stream, const igemm_inner_t *inner)
 {
+    (void)inner;
+    const stem_plan_t *pl = igemm_family_priv(cfg, const stem_plan_t);
     stem_state_t *st = (stem_state_t *)(((uintptr_t)state + 63u) & ~(uintptr_t)63u);
     stem_geom_t g;
-    stem_geometry(p, cfg->variant, &g);
-    if ((!g.raw && (workspace == NULL || cfg->workspace_bytes < stem_align256((size_t)g.x4_bytes))) || cfg->bm != g.tp)
+    igemm_sm90_stem_geometry(p, pl->raw, &g);
+    if ((!g.raw && (workspace == NULL || cfg->workspace_bytes < (size_t)g.x4_bytes)) || pl->tp != g.tp)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: workspace of %zu B missing or plan changed",
                                cfg->workspace_bytes);
     uint8_t *x4 = (uint8_t *)workspace;
-    const bool general = p->has_scale || p->has_bias || p->has_residual || p->act != IGEMM_ACT_NONE;
-    const int epi = !general ? 0 : (p->act == IGEMM_ACT_NONE || p->act == IGEMM_ACT_RELU) ? 1 : 2;
+    const int epi = sm90_epi_kind(p);
     const sm90_stem_kernel_fn kern = p->in_dtype == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_stem((int)g.tp, (int)p->r, (int)g.ks, epi)
                                                                       : igemm_sm90_pick_f16_stem((int)g.tp, (int)p->r, (int)g.ks, epi);
     if (kern == NULL)
@@ -397,7 +188,7 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     sa.d_lo = (int32_t)g.d_lo;
     sa.tiles_q = (int32_t)g.tiles_q;
     sa.num_tiles = (int32_t)(p->n * p->p * g.tiles_q);
-    sa.stages = cfg->stages;
+    sa.stages = pl->stages;
     sa.raw = g.raw;
     sa.c = (int32_t)p->c;
     sa.k = (int32_t)p->k;
@@ -408,7 +199,7 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     sa.raw_nch = (int32_t)g.nch;
     sa.pair_bytes = (uint32_t)g.pair_bytes;
     stem_carve_t cv;
-    stem_layout(&g, cfg->stages, &cv);
+    igemm_sm90_stem_layout(&g, pl->stages, &cv);
     sa.pair_off = (uint32_t)cv.pair_off;
     sa.e_off = (uint32_t)cv.e_off;
     sa.w_off = (uint32_t)cv.w_off;
@@ -420,8 +211,8 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t e;
     if (!st->smem_attr_done) { /* raised to the device's opt-in maximum (see conv2d_fprop.cu) */
-        int optin = cfg->smem_limit;
-        if ((size_t)optin < cfg->smem_bytes) optin = (int)cfg->smem_bytes;
+        int optin = pl->smem_limit;
+        if ((size_t)optin < pl->smem_bytes) optin = (int)pl->smem_bytes;
         e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -436,7 +227,7 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     if (!g.raw) {
         /* the pre-pass: x4 (at most 16 blocks per SM) */
         int64_t xb = (p->n * p->h * g.w2 + 255) / 256;
-        const int64_t cap = (int64_t)cfg->grid * 16;
+        const int64_t cap = (int64_t)pl->grid * 16;
         if (xb > cap) xb = cap;
         if (xb < 1) xb = 1;
         cudaLaunchConfig_t lc;
@@ -444,8 +235,8 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
         lc.gridDim = dim3((unsigned)xb, 1, 1);
         lc.blockDim = dim3(256, 1, 1);
         lc.stream = s;
-        lc.attrs = cfg->pdl ? attr : NULL;
-        lc.numAttrs = cfg->pdl ? 1 : 0;
+        lc.attrs = pl->pdl ? attr : NULL;
+        lc.numAttrs = pl->pdl ? 1 : 0;
         e = cudaLaunchKernelEx(&lc, igemm_stem_prep_kernel, (const uint16_t *)p->x, (uint4 *)x4, *p, g.w2);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -455,12 +246,12 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
     {
         cudaLaunchConfig_t lc;
         memset(&lc, 0, sizeof lc);
-        lc.gridDim = dim3((unsigned)cfg->grid, 1, 1);
-        lc.blockDim = dim3((unsigned)cfg->threads, 1, 1);
-        lc.dynamicSmemBytes = cfg->smem_bytes;
+        lc.gridDim = dim3((unsigned)pl->grid, 1, 1);
+        lc.blockDim = dim3((unsigned)pl->threads, 1, 1);
+        lc.dynamicSmemBytes = pl->smem_bytes;
         lc.stream = s;
-        lc.attrs = cfg->pdl ? attr : NULL;
-        lc.numAttrs = cfg->pdl ? 1 : 0;
+        lc.attrs = pl->pdl ? attr : NULL;
+        lc.numAttrs = pl->pdl ? 1 : 0;
         e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_y, st->tmap_r, a, sa);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -471,5 +262,5 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_kernel_
 }
 
 extern "C" const igemm_family_t igemm_family_sm90_stem = {
-    "sm90_stem_tma_wgmma", IGEMM_PATH_SM90, stem_supports, stem_configure, stem_run,
+    "sm90_stem_tma_wgmma", IGEMM_PATH_SM90, 1, igemm_sm90_stem_supports, igemm_sm90_stem_configure, NULL, stem_run,
 };

@@ -1,0 +1,585 @@
+/*
+ * heuristics.c — the sm90 conv family's supports() and configure(), in plain C: which Hopper
+ * conv kernel (kernels/cooperative.cuh, pingpong.cuh, pixels_n.cuh, pixels_n_pingpong.cuh,
+ * halo_rows.cuh, split_cluster.cuh) takes a problem, with which tile, ring depth, staging boxes
+ * and grid. No CUDA call: tests/test_heuristics.c runs it on the CPU over fixed device
+ * descriptions ("this layer on this GPU gets this plan").
+ *
+ * The cost model (microseconds on an H100-class SM) picks the row tile (WM, BN, consumer count
+ * NC), the split and the stages:
+ *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
+ *              256x128 1.05, 128x128 0.8, 256x64 0.45, 128x64 0.65, 192x128 0.95 (NC = 3,
+ *              estimated; only where its tiles make one wave: S4-3); x0.5 for a partial last
+ *              N tile at BN = 256, x0.9 at BN = 128; x0.9 with fewer than 4 stages
+ *   t_unit   = t_kblock * ceil(k_blocks / split) + 0.2 us (decode, barriers, drain) +
+ *              BM*BN*out_bytes / 12.5e3 (the tile's output at an SM's share of bandwidth)
+ *   t        = ceil(units / grid) * t_unit (+ for split > 1: 4 us + the partials' write and
+ *              read at 3 TB/s), units = tiles * split, grid = min(units, SMs); x1.3 for a
+ *              fused plan of several waves whose residual ring holds less than a tile.
+ * The constants were fitted to a sweep of the five 2-consumer tiles over the 31 layers of
+ * bench/shapes.csv (H200, docs/decisions.md "cost-model"): the picks are within 4% of each
+ * layer's best tile. Rules after the search replace the pick where measurements said so: wide
+ * tiles, ping-pong, pixels as N, pixels as N in ping-pong, halo rows, split in cluster, the
+ * resident filter, the ring cap of short fused 1x1 layers, programmatic dependent launch.
+ *
+ * Hints (igemm_plan_hints_t, experimental) restrict the choice: kernel names the kernel; tile_m,
+ * tile_n, consumers and split_k restrict the row tiles (with kernel = AUTO they also keep the
+ * planner to the row-tile kernels); stages caps the ring; staging_boxes, grid, pdl,
+ * filter_resident and rows_per_tile set what they name. Without hints the plan is the
+ * measured default.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sm90.h"
+
+#define SM90_WHY(...)                                                                                  \
+    do {                                                                                               \
+        if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                       \
+    } while (0)
+
+/* Dynamic shared memory of a (BM, BN, consumers, stages, epilogue slots) plan: A ring, B ring
+ * (or with bres > 0 that many resident filter slots), nc x epi_slots epilogue boxes (64 x 64
+ * 16-bit, or with pixels as N (pixn) BM pixel rows x 64 channels), full/empty barriers per
+ * stage, nc x 6 x 2 residual barriers and nc ping-pong order barriers. pixn = 2: halo rows, an A
+ * stage of SM90_HALO_STAGE_BYTES(BM) (one input row of the tile with its halo); 3: two-row halo
+ * tiles, SM90_HALO_STAGE_BYTES(BM / 2) (one input row of BM / 2 + 2 pixels). */
+static size_t smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres)
+{
+    const size_t ebox = pixn ? (size_t)bm * 128 : (size_t)SM90_EPI_BUF_BYTES;
+    const size_t a_stage = pixn == 2   ? (size_t)SM90_HALO_STAGE_BYTES(bm)
+                           : pixn == 3 ? (size_t)SM90_HALO_STAGE_BYTES(bm / 2) /* two-row halo tiles */
+                                       : (size_t)bm * SM90_BK * 2;
+    return (size_t)SM90_ALIGN_SLACK + (size_t)stages * a_stage + (size_t)(bres > 0 ? bres : stages) * (size_t)bn * SM90_BK * 2 +
+           (size_t)nc * epi_slots * ebox + (size_t)stages * 16 + (size_t)16 * nc * SM90_MAX_EPI_SLOTS +
+           (size_t)8 * nc; /* ping-pong order barriers */
+}
+
+/* The most stages (2..SM90_MAX_STAGES, or 1 if even 2 do not fit) of a plan within smem_optin. */
+static int stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
+{
+    int s = SM90_MAX_STAGES;
+    while (s >= 2 && smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
+    return s;
+}
+
+static int stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
+{
+    return stages_fit(bm, bn, nc, epi_slots, 0, 0, smem_optin);
+}
+
+/* Epilogue ring slots per consumer: 2 (store double buffer), or with a TMA-loaded residual the
+ * tile's boxes + 1, so a whole tile's residual loads during the tile's mainloop; + 2 on short
+ * mainloops (k_iters < 8) where that still leaves 4 stages (a mainloop too short to hide one
+ * tile's residual latency). Where + 1 leaves fewer than 4 stages (the 48 KB stages of 256x128
+ * and 128x256 tiles) and the mainloop is long (k_iters >= 16), 2 slots instead: the 4th stage
+ * is worth more than the residual latency the smaller ring exposes in the epilogue (two box
+ * loads per tile). A plan of one unit per CTA (one_wave) has no next tile to load ahead: at
+ * most the tile's boxes, the rest of the memory goes to stages. docs/decisions.md
+ * "residual-slots" (S4-2, S5-2). */
+static int epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave, int forced,
+                     int smem_optin)
+{
+    if (!residual_ring) return 2;
+    if (forced >= 2 && forced <= SM90_MAX_EPI_SLOTS) return forced; /* hints.staging_boxes */
+    const int boxes = wm * (bn / SM90_EPI_COLS);
+    const int cap = one_wave ? (boxes < 2 ? 2 : boxes) : SM90_MAX_EPI_SLOTS;
+    int es = boxes + 1;
+    if (k_iters < 8 && stages_for(bm, bn, nc, boxes + 2, smem_optin) >= 4) es = boxes + 2;
+    else if (stages_for(bm, bn, nc, boxes + 1, smem_optin) < 4 && k_iters >= 16 &&
+             stages_for(bm, bn, nc, 2, smem_optin) >= 4)
+        es = 2;
+    return es < cap ? es : cap;
+}
+
+int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                             char *why, size_t why_len)
+{
+    const int64_t lim31 = ((int64_t)1 << 30); /* TMA coordinates are signed 32-bit: keep headroom */
+    int64_t lo_w, lo_h, up_w, up_h;
+    if (h->kernel > IGEMM_KERNEL_SPLIT_CLUSTER) {
+        SM90_WHY("hints.kernel = %d names another family's kernel", h->kernel);
+        return 0;
+    }
+    if (dev->cc_major != 9 || dev->cc_minor != 0) {
+        SM90_WHY("device cc %d.%d: the TMA/wgmma kernels are built for sm_90a only", dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    if (p->groups != 1) {
+        SM90_WHY("groups = %lld: the TMA im2col path takes groups == 1 only", (long long)p->groups);
+        return 0;
+    }
+    if (p->in_dtype != IGEMM_DTYPE_F16 && p->in_dtype != IGEMM_DTYPE_BF16) {
+        SM90_WHY("x dtype = %d: wgmma path takes f16 or bf16 inputs", (int)p->in_dtype);
+        return 0;
+    }
+    if (p->c % 8 != 0) {
+        SM90_WHY("c = %lld: TMA im2col needs c %% 8 == 0 (16-byte pixel rows)", (long long)p->c);
+        return 0;
+    }
+    if (p->stride_h > 8 || p->stride_w > 8) {
+        SM90_WHY("stride = %lldx%lld: TMA traversal strides are at most 8", (long long)p->stride_h, (long long)p->stride_w);
+        return 0;
+    }
+    if ((p->r - 1) * p->dil_h > 255 || (p->s - 1) * p->dil_w > 255) {
+        SM90_WHY("filter extent (r-1)*dil_h = %lld, (s-1)*dil_w = %lld: 4-D im2col offsets are at most 255",
+                 (long long)((p->r - 1) * p->dil_h), (long long)((p->s - 1) * p->dil_w));
+        return 0;
+    }
+    sm90_corners(p, &lo_w, &lo_h, &up_w, &up_h);
+    if (lo_w < -128 || lo_h < -128 || lo_w > 127 || lo_h > 127) {
+        SM90_WHY("pad_top = %lld, pad_left = %lld: im2col lower corner -pad must be in [-128, 127]",
+                 (long long)p->pad_top, (long long)p->pad_left);
+        return 0;
+    }
+    if (up_w < -128 || up_h < -128 || up_w > 127 || up_h > 127) {
+        SM90_WHY("im2col upper corner (w %lld, h %lld) = (out-1)*stride + 1 - size - pad_begin must be in "
+                 "[-128, 127] (padding or filter extent too large)",
+                 (long long)up_w, (long long)up_h);
+        return 0;
+    }
+    if (p->n > lim31 || p->h > lim31 || p->w > lim31 || p->c > lim31 || p->k > lim31 || p->p > lim31 || p->q > lim31) {
+        SM90_WHY("a dimension exceeds 2^30 (n %lld, h %lld, w %lld, c %lld, k %lld): TMA coordinates are 32-bit",
+                 (long long)p->n, (long long)p->h, (long long)p->w, (long long)p->c, (long long)p->k);
+        return 0;
+    }
+    /* byte strides < 2^40 (TMA): the largest are h*w*c*2 (x) and r*s*c*2 (filter) */
+    if (p->h * p->w * p->c * 2 >= ((int64_t)1 << 40) || p->r * p->s * p->c * 2 >= ((int64_t)1 << 40)) {
+        SM90_WHY("image or filter too large: TMA byte strides must be < 2^40");
+        return 0;
+    }
+    if (p->gemm_m >= ((int64_t)1 << 31) - 512) {
+        SM90_WHY("n*p*q = %lld output pixels: the sm90 kernel indexes pixels with 32 bits (needs < 2^31 - 512)",
+                 (long long)p->gemm_m);
+        return 0;
+    }
+    const int64_t k_iters = p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK);
+    const int64_t units = ((p->gemm_m + 127) / 128) * ((p->gemm_n + 63) / 64);
+    if (k_iters > INT32_MAX / 2 || units > INT32_MAX / 2) {
+        SM90_WHY("GEMM too large for 32-bit tile/k-block counters (M %lld, N %lld, k-blocks %lld)", (long long)p->gemm_m,
+                 (long long)p->gemm_n, (long long)k_iters);
+        return 0;
+    }
+    if (stages_for(128, 64, 2, epi_slots(128, 1, 64, 2, 1, 1, 0, 0, dev->smem_optin_per_block),
+                   dev->smem_optin_per_block) < 2) {
+        SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
+        return 0;
+    }
+    return 1;
+}
+
+/* The planner's pick: WM, BN, consumer warpgroups, split, stages, epilogue slots per consumer,
+ * ping-pong, and the pixels-as-N tile (TP pixels; 0 for the row tiles). */
+typedef struct pick {
+    int wm, bn, nc, split, stages, es, pp, tp;
+} pick_t;
+
+static pick_t mkpick(int wm, int bn, int nc, int split, int stages, int es, int pp, int tp)
+{
+    const pick_t k = {wm, bn, nc, split, stages, es, pp, tp};
+    return k;
+}
+
+/* What configure() knows of the problem and the hints, shared by its rules. */
+typedef struct ctx {
+    const igemm_conv_params_t *p;
+    const igemm_device_info_t *dev;
+    const igemm_plan_hints_t *h;
+    int64_t M, N;
+    int k_iters, sms, smem;
+    double out_size;
+    int tile_forced; /* a tile, consumer or split hint: the row-tile kernels only */
+    int pp_ok;       /* TMA stores of y (the ping-pong and pixels-as-N kernels need them) */
+} ctx_t;
+
+/* The cost-model search over the row tiles (cooperative, or ping-pong where forced) and splits;
+ * returns 0 (best unset) if no tile fits. */
+static int search_row_tiles(const ctx_t *c, int fpp, pick_t *best, double *best_t)
+{
+    /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong */
+    static const int cand[8][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0},
+                                   {1, 64, 2, 0},  {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1}};
+    static const double cand_eff[8] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65};
+    const igemm_plan_hints_t *h = c->h;
+    const int64_t M = c->M, N = c->N;
+    const int fbn = h->tile_n, fnc = h->consumers, fsp = h->split_k;
+    *best = mkpick(0, 0, 2, 1, 0, 0, 0, 0);
+    for (int ci = 0; ci < 8; ci++) {
+        const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
+        const int bm = pp ? 64 * wm : 64 * wm * nc;
+        if (pp != fpp) continue;
+        if (fnc && nc != fnc) continue;
+        if (h->tile_m && bm != h->tile_m) continue;
+        if (fbn) {
+            if (bn != fbn) continue;
+        } else {
+            if (bn == 256 && N <= 128) continue;
+            if (bn == 128 && N <= 64) continue;
+        }
+        double eff = cand_eff[ci];
+        if (N % bn != 0) eff *= bn == 256 ? 0.5 : bn == 128 ? 0.9 : 1.0;
+        const int64_t tiles = ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+        /* 192x128 only where it makes one wave (what it is for): on multi-wave layers it
+         * measured 0-16% slower than the planner's other tiles (S4-3), which the model misses */
+        if (nc == 3 && tiles > c->sms && fnc != 3) continue;
+        for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
+            if (split > 1 && (c->k_iters / split < 4 || pp)) break;
+            if (fsp >= 1 && split != fsp) continue;
+            if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
+            const int64_t units = tiles * split;
+            if (units > INT32_MAX / 2) break;
+            const int res_ring = sm90_tma_store_ok(c->p, split) && c->p->has_residual ? (pp ? 1 : 2) : 0;
+            const int es = epi_slots(bm, wm, bn, nc, res_ring == 1, (c->k_iters + split - 1) / split, units <= c->sms,
+                                     h->staging_boxes, c->smem);
+            const int stages = stages_for(bm, bn, nc, es, c->smem);
+            if (stages < 2) continue;
+            const double e = stages < 4 ? eff * 0.9 : eff;
+            const double t_kb = (double)bm * bn * SM90_BK * 2.0 / (7.0e6 * e);
+            const int64_t grid = units < c->sms ? units : c->sms;
+            const int64_t waves = (units + grid - 1) / grid;
+            const double t_unit =
+                t_kb * (double)((c->k_iters + split - 1) / split) + 0.2 + (double)bm * bn * c->out_size / 12.5e3;
+            double t = (double)waves * t_unit;
+            /* a residual ring smaller than the tile reloads boxes inside every epilogue: on
+             * multi-wave layers that measured ~3 us per 256x128 tile (128x128 tiles ran 4-9%
+             * faster fused on vgg_3x3_128/256 and sd_vae_3x3_128/256, S5-2) */
+            if (res_ring == 1 && es < wm * (bn / SM90_EPI_COLS) && waves > 1) t *= 1.3;
+            if (split > 1) t += 4.0 + ((double)split * 8.0 + c->out_size) * (double)M * (double)N / 3.0e6;
+            if (best->bn == 0 || t < *best_t) {
+                *best_t = t;
+                *best = mkpick(wm, bn, nc, split, stages, es, pp, 0);
+            }
+        }
+    }
+    return best->bn != 0;
+}
+
+/* 128 x 256 in place of 256 x 128 (the same tile count and operand bytes per MMA, but m64n256k16
+ * steps: 10 KB of shared-memory reads per 128 tensor-core cycles instead of 12 KB) on layers of
+ * N % 256 == 0 with mainloops of 16 to 48 k-blocks. docs/decisions.md "wide-tiles" (S8-1, S9-1:
+ * vgg_3x3_256 and sd_vae_3x3_256 1.5-3.8% faster; sd_vae_3x3_512, 72 k-blocks, not). */
+static void rule_wide(const ctx_t *c, pick_t *best)
+{
+    if (c->tile_forced || best->wm != 2 || best->bn != 128 || best->nc != 2 || best->pp || best->split != 1 ||
+        c->N % 256 != 0 || c->k_iters < 16 || c->k_iters > 48)
+        return;
+    const int res_ring = sm90_tma_store_ok(c->p, 1) && c->p->has_residual ? 2 : 0;
+    const int64_t units = ((c->M + 127) / 128) * (c->N / 256);
+    const int es = epi_slots(128, 1, 256, 2, res_ring == 1, c->k_iters, units <= c->sms, c->h->staging_boxes, c->smem);
+    const int stages = stages_for(128, 256, 2, es, c->smem);
+    if (stages >= 4) {
+        best->wm = 1;
+        best->bn = 256;
+        best->es = es;
+        best->stages = stages;
+    }
+}
+
+/* Ping-pong (each consumer a whole 128-row tile, mainloops in turn, one consumer's epilogue under
+ * the other's mainloop) in place of a 2-consumer plan of BN <= 128 on layers of mainloops of at
+ * most 18 k-blocks and 4+ ping-pong tiles per CTA: 1-15% faster there, plain and fused; it lost on
+ * one-wave layers, 256-row one-k-block tiles and the 36-72 k-block mainloops. docs/decisions.md
+ * "pingpong" (S5-4, S5-5, S6-1, S6-9). 128 x 128 tiles with a residual and 16+ k-blocks: 3 slots
+ * per consumer (a 5th operand stage) instead of the tile's 4 boxes + 1 (S9-2, S9-8). */
+static void rule_pingpong(const ctx_t *c, pick_t *best)
+{
+    const igemm_plan_hints_t *h = c->h;
+    if (best->pp || !c->pp_ok || best->split != 1 || best->nc != 2 || best->bn > 128 || (best->wm == 2 && c->k_iters < 2) ||
+        c->k_iters > 18 || h->kernel == IGEMM_KERNEL_COOPERATIVE || (h->tile_m && h->tile_m != 128) ||
+        ((c->M + 127) / 128) * ((c->N + best->bn - 1) / best->bn) < 4 * (int64_t)c->sms)
+        return;
+    int es = epi_slots(128, 2, best->bn, 2, c->p->has_residual, c->k_iters, 0, h->staging_boxes, c->smem);
+    if (c->p->has_residual && !h->staging_boxes && best->bn == 128 && c->k_iters >= 16) es = 3;
+    const int stages = stages_for(128, best->bn, 2, es, c->smem);
+    if (stages >= 2) {
+        best->pp = 1;
+        best->wm = 2;
+        best->es = es;
+        best->stages = stages;
+    }
+}
+
+/* Pixels as N: a tile of TP output pixels x 128 channels, each consumer's 64 filter rows as wgmma A
+ * and the TP pixel rows as wgmma B (N = TP), so one-wave plans whose 64-multiple tiles leave SMs
+ * idle get exact waves (M = 6272: 132 CTAs of 96 x 128 where 128 x 128 gave 98). TMA stores, no
+ * split, a residual through the operand ring only; N % 128 == 0. Modelled like the other tiles
+ * (eff 0.75 / 0.8 / 1.0 for TP = 80 / 96 / 208) and taken when that beats the best plan.
+ * docs/decisions.md "pixels-as-n" (S6-5). Returns 1 if taken. */
+static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
+{
+    static const int tps[3] = {80, 96, 208};
+    static const double tp_eff[3] = {0.75, 0.8, 1.0};
+    const igemm_plan_hints_t *h = c->h;
+    const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N;
+    if (!c->pp_ok || (!forced && (h->kernel || c->tile_forced))) return 0;
+    if (forced && h->tile_n && h->tile_n != 128) return 0;
+    int taken = 0;
+    for (int ti = 0; ti < 3; ti++) {
+        const int tp = tps[ti];
+        if (forced && h->tile_m && tp != h->tile_m) continue;
+        const int64_t units = ((c->M + tp - 1) / tp) * ((c->N + 127) / 128);
+        /* one tile per CTA: one staging box per consumer (no store to overlap) */
+        const int es = units <= c->sms && !h->grid ? 1 : 2;
+        const int stages = stages_fit(tp, 128, 2, es, 1, 0, c->smem);
+        if (stages < 2) continue;
+        if (!forced && (c->N % 128 != 0 || units > c->sms || stages < 4)) continue;
+        const double t_kb = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * tp_eff[ti]);
+        const double t = t_kb * (double)c->k_iters + 0.2 + 128.0 * tp * c->out_size / 12.5e3;
+        if ((!forced || taken) && t >= *best_t) continue;
+        *best_t = t;
+        *best = mkpick(1, 128, 2, 1, stages, es, 0, tp);
+        taken = 1;
+    }
+    return taken;
+}
+
+/* Pixels as N in ping-pong plans of 64 channels (N <= 64): a tile of 128 pixels x 64 channels per
+ * consumer, one m64n128k16 per k16 step (the 64 filter rows as wgmma A) instead of two m64n64k16:
+ * 6 KB of shared-memory operand reads per 64 tensor-core cycles instead of 8 KB. For ping-pong
+ * 128 x 64 plans with mainloops of 8+ k-blocks. docs/decisions.md "pixels-n-pingpong" (S9-1:
+ * vgg_3x3_64 -3.0% plain / -2.0% fused; TP = 256 2-8% slower, deleted). Returns 1 if taken. */
+static int rule_pixels_n_pingpong(const ctx_t *c, pick_t *best)
+{
+    const igemm_plan_hints_t *h = c->h;
+    const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N_PINGPONG || h->kernel == IGEMM_KERNEL_HALO_ROWS;
+    if (!c->pp_ok || c->N > 64 || best->tp || (!forced && (h->kernel || c->tile_forced))) return 0;
+    if (forced && ((h->tile_n && h->tile_n != 64) || (h->kernel == IGEMM_KERNEL_PIXELS_N_PINGPONG && h->tile_m &&
+                                                      h->tile_m != 128)))
+        return 0;
+    if (!forced && !(best->pp && best->bn == 64 && best->split == 1 && c->k_iters >= 8)) return 0;
+    const int stages = stages_fit(128, 64, 2, 1, 1, 0, c->smem);
+    if (stages < (forced ? 2 : 4)) return 0;
+    *best = mkpick(1, 64, 2, 1, stages, 1, 1, 128);
+    return 1;
+}
+
+/* Halo rows, in place of that 128-pixel plan on 3x3, stride-1, undilated convs of 64 input channels
+ * whose output rows split into tiles of TP = 112 (or else 56) pixels: each tile loads its 3 input
+ * rows with a one-pixel halo instead of 9 im2col boxes, and the three taps of a filter row read the
+ * same row shifted by 0, 1, 2 pixels. Where the output rows are 56 pixels and come in pairs, a tile
+ * is two whole rows (112 pixels). Fused 112-pixel plans run three consumers taking the tiles in
+ * turn. docs/decisions.md "halo-rows" (S14, S15-3, S16-3, S16-4). Returns the rows per tile (0: not
+ * taken). */
+static int rule_halo(const ctx_t *c, pick_t *best)
+{
+    const igemm_conv_params_t *p = c->p;
+    const igemm_plan_hints_t *h = c->h;
+    const int forced = h->kernel == IGEMM_KERNEL_HALO_ROWS;
+    const int shape = c->N <= 64 && p->r == 3 && p->s == 3 && p->stride_h == 1 && p->stride_w == 1 && p->dil_h == 1 &&
+                      p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
+    const int ok = shape && best->tp == 128 && best->pp && best->bn == 64 &&
+                   (forced || (h->filter_resident >= 0 && !h->kernel));
+    if (!ok) return 0;
+    int rows = p->q == 56 && p->p % 2 == 0 && h->rows_per_tile != 1 ? 2 : 1;
+    if (h->rows_per_tile == 2 && rows != 2) return 0;
+    int tp = rows == 2 || p->q % 112 == 0 ? 112 : 56; /* two rows, a row or half a row per tile */
+    if (h->tile_m == 56 && rows == 1) tp = 56;
+    else if (h->tile_m && h->tile_m != tp) return 0;
+    const int fhn = h->consumers;
+    const int nc = tp == 112 && (fhn == 3 || (fhn != 2 && p->has_residual)) ? 3 : 2;
+    if (fhn && fhn != nc) return 0;
+    const int fes = h->staging_boxes;
+    const int es = fes >= 1 && fes <= 3 ? fes : p->has_residual && nc == 2 ? 2 : 1;
+    const int many = forced || (c->M + tp - 1) / tp > c->sms; /* several tiles per CTA */
+    const int st = many ? stages_fit(tp, 64, nc, es, 1 + rows, c->k_iters, c->smem) : 0;
+    if (st < 4) return 0;
+    *best = mkpick(1, 64, nc, 1, st, es, 1, tp);
+    return rows;
+}
+
+/* Split in cluster: a 2-CTA cluster per 128 x 128 tile, each CTA running half of the tile's
+ * k-blocks, the partial tiles exchanged through distributed shared memory, each CTA finishing 64
+ * of the columns. For one-wave layers of few tiles (the r50_l4 layers: 104 CTAs of 128 x 64
+ * otherwise). Modelled as a 128 x 128 tile (eff 0.8) over ceil(K/2) k-blocks + 0.6 us for the
+ * exchange. docs/decisions.md "split-cluster" (S11-2, S12-3). Returns 1 if taken. */
+static int rule_split_cluster(const ctx_t *c, pick_t *best, double *best_t)
+{
+    const igemm_plan_hints_t *h = c->h;
+    const int forced = h->kernel == IGEMM_KERNEL_SPLIT_CLUSTER;
+    const int64_t tiles128 = ((c->M + 127) / 128) * ((c->N + 127) / 128);
+    if (!forced && (h->kernel || c->tile_forced)) return 0;
+    if (!c->pp_ok || c->k_iters < 2 || c->N <= 64 || 2 * tiles128 > c->sms || h->grid) return 0;
+    const int es = c->p->has_residual ? 3 : 2; /* the receive buffer: 2 slots; + the residual's */
+    const int stages = stages_for(128, 128, 2, es, c->smem);
+    if (stages < 2) return 0;
+    double eff = c->N % 128 != 0 ? 0.8 * 0.9 : 0.8;
+    if (stages < 4) eff *= 0.9;
+    const double t_kb = 128.0 * 128.0 * SM90_BK * 2.0 / (7.0e6 * eff);
+    const double t = t_kb * (double)((c->k_iters + 1) / 2) + 0.2 + 0.6 + 64.0 * 128.0 * c->out_size / 12.5e3;
+    if (!forced && !(c->k_iters >= 8 && t < *best_t)) return 0;
+    *best = mkpick(1, 128, 2, 1, stages, es, 0, 0);
+    *best_t = t;
+    return 1;
+}
+
+/* Filter-resident ping-pong plans: the B part of the ring becomes k_iters slots, one per k-block,
+ * loaded once: CTA c keeps N-tile c % tiles_n and walks M-tiles c / tiles_n + lap * (the N-tile's
+ * CTAs), so the operand traffic from L2 of a 128 x BN tile drops by BN / (128 + BN). For ping-pong
+ * plans of several tiles per CTA whose per-N-tile CTA counts take no more laps than the plain order
+ * and whose filter slots leave 4 A stages; not on 1x1 stride-1 layers of one N-tile.
+ * docs/decisions.md "filter-resident" (S7-2, S7-F, S8-1). Returns the stages, 0 if not taken. */
+static int rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_t units, int64_t max_ctas)
+{
+    const int fbr = c->h->filter_resident;
+    const int64_t tiles_m = (c->M + bm - 1) / bm;
+    const int64_t grid_u = units < max_ctas ? units : max_ctas;
+    const int64_t tiles_n = (c->N + best->bn - 1) / best->bn;
+    const int64_t per_n = grid_u / tiles_n; /* the fewest CTAs of an N-tile */
+    const int balanced = per_n >= 1 && (tiles_m + per_n - 1) / per_n == (units + grid_u - 1) / grid_u;
+    const int a_plain = sm90_a_is_matrix(c->p);
+    if (fbr < 0 || !best->pp || best->split != 1 || units <= max_ctas || per_n < 1 ||
+        !(fbr == 1 || (balanced && !(a_plain && tiles_n == 1))))
+        return 0;
+    const int s_br = stages_fit(bm, best->bn, best->nc, best->es, best->tp > 0, c->k_iters, c->smem);
+    return s_br >= (fbr == 1 ? 2 : 4) ? s_br : 0;
+}
+
+static const char *kernel_name(int k)
+{
+    switch (k) {
+    case IGEMM_KERNEL_COOPERATIVE: return "cooperative";
+    case IGEMM_KERNEL_PINGPONG: return "pingpong";
+    case IGEMM_KERNEL_PIXELS_N: return "pixels_n";
+    case IGEMM_KERNEL_PIXELS_N_PINGPONG: return "pixels_n_pingpong";
+    case IGEMM_KERNEL_HALO_ROWS: return "halo_rows";
+    case IGEMM_KERNEL_SPLIT_CLUSTER: return "split_cluster";
+    }
+    return "?";
+}
+
+igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                         const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
+{
+    sm90_plan_t *pl = igemm_family_priv(cfg, sm90_plan_t);
+    ctx_t c;
+    c.p = p;
+    c.dev = dev;
+    c.h = h;
+    c.M = p->gemm_m;
+    c.N = p->gemm_n;
+    c.k_iters = (int)(p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK));
+    c.sms = dev->sm_count > 0 ? dev->sm_count : 132;
+    c.smem = dev->smem_optin_per_block;
+    c.out_size = p->out_dtype == IGEMM_DTYPE_F32 ? 4.0 : 2.0;
+    c.tile_forced = h->tile_m || h->tile_n || h->consumers || h->split_k > 1;
+    c.pp_ok = sm90_tma_store_ok(p, 1);
+    const int64_t M = c.M, N = c.N;
+    const int kern = h->kernel;
+    if (kern != IGEMM_KERNEL_AUTO && kern != IGEMM_KERNEL_COOPERATIVE && !c.pp_ok)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = %s needs TMA stores of y (y of the input's dtype, k %% 8 == 0, no split)",
+                               kernel_name(kern));
+
+    /* ping-pong candidates only where forced; the row-tile search, then the rules */
+    const int fpp = kern == IGEMM_KERNEL_PINGPONG;
+    double best_t = 0.0;
+    pick_t best;
+    if (!search_row_tiles(&c, fpp, &best, &best_t))
+        return igemm_set_error(h->kernel || c.tile_forced ? IGEMM_STATUS_NOT_SUPPORTED : IGEMM_STATUS_INTERNAL_ERROR,
+                               "sm90 configure: no tile%s fits %d B of shared memory",
+                               c.tile_forced ? " of the hinted shape" : "", dev->smem_optin_per_block);
+    rule_wide(&c, &best);
+    rule_pingpong(&c, &best);
+    const int tp_taken = rule_pixels_n(&c, &best, &best_t);
+    if (!tp_taken && kern == IGEMM_KERNEL_PIXELS_N)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = pixels_n: no pixels-as-N tile (80, 96, 208 x 128) fits this problem");
+    const int pxpp = rule_pixels_n_pingpong(&c, &best);
+    if (!pxpp && kern == IGEMM_KERNEL_PIXELS_N_PINGPONG)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = pixels_n_pingpong: takes k <= 64 with 128-pixel tiles only");
+    const int halo = rule_halo(&c, &best);
+    if (!halo && kern == IGEMM_KERNEL_HALO_ROWS)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = halo_rows: takes 3x3 stride-1 undilated convs of c = 64, k <= 64 and "
+                               "output rows of a multiple of 56 pixels (with the hinted tile, rows and consumers)");
+    const int skc = rule_split_cluster(&c, &best, &best_t);
+    if (!skc && kern == IGEMM_KERNEL_SPLIT_CLUSTER)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = split_cluster: needs 2+ k-blocks, k > 64, at most SMs/2 tiles of 128x128 "
+                               "and no grid hint");
+    if (kern == IGEMM_KERNEL_COOPERATIVE && (best.pp || best.tp)) /* (cannot happen: the rules above check) */
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: cooperative hint, other kernel picked");
+
+    const int bm = best.tp ? best.tp : best.pp ? 64 * best.wm : 64 * best.wm * best.nc;
+    const int64_t tiles = ((M + bm - 1) / bm) * ((N + best.bn - 1) / best.bn);
+    const int64_t units = tiles * best.split;
+    int64_t max_ctas = c.sms;
+    if (h->grid >= 1 && h->grid < max_ctas) max_ctas = h->grid; /* hints.grid caps the persistent grid */
+    int best_br = 0;
+    if (halo) { /* the halo-row kernels keep the filter resident (their stages were counted so) */
+        best_br = 1;
+    } else {
+        const int s_br = rule_filter_resident(&c, &best, bm, units, max_ctas);
+        if (s_br) {
+            best_br = 1;
+            best.stages = s_br;
+        }
+    }
+    /* hints.stages caps the ring depth. Fused 1x1 ping-pong plans with the residual through the
+     * staging ring and mainloops of at most 4 k-blocks (memory-bound layers): at most 4 operand
+     * stages, so the residual boxes the epilogue waits on get DRAM sooner. docs/decisions.md
+     * "short-ring-1x1" (S14-3: r50_l1_1x1_256_64 fused 4.1-4.5% faster; not for plain plans). */
+    if (h->stages >= 2 && h->stages < best.stages) best.stages = h->stages;
+    const int res1 = p->has_residual && sm90_tma_store_ok(p, best.split) && best.pp;
+    if (!h->stages && best.pp && res1 && p->r == 1 && p->s == 1 && c.k_iters <= 4 && best.stages > 4) best.stages = 4;
+
+    memset(pl, 0, sizeof *pl);
+    pl->kernel = halo ? IGEMM_KERNEL_HALO_ROWS
+                 : skc ? IGEMM_KERNEL_SPLIT_CLUSTER
+                 : best.tp ? (best.pp ? IGEMM_KERNEL_PIXELS_N_PINGPONG : IGEMM_KERNEL_PIXELS_N)
+                 : best.pp ? IGEMM_KERNEL_PINGPONG
+                           : IGEMM_KERNEL_COOPERATIVE;
+    pl->bm = bm;
+    pl->bn = best.bn;
+    pl->wm = best.wm;
+    pl->stages = best.stages;
+    pl->threads = SM90_THREADS(best.nc);
+    pl->consumers = best.nc;
+    pl->pingpong = best.pp;
+    pl->pixels_n = best.tp > 0;
+    pl->b_reuse = best_br;
+    pl->halo = halo;
+    pl->split_k = best.split;
+    pl->epi_slots = best.es;
+    pl->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (best.pp || skc ? 1 : 2) : 0;
+    pl->grid = skc ? 2 * (int)units : (int)(units < max_ctas ? units : max_ctas);
+    /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
+     * before it in the stream. For grids of at least 7/8 of the SMs and the split-in-cluster plans
+     * (docs/decisions.md "pdl": S10-2, S12-3); needs a driver that captures it into graphs (12.3). */
+    const char *pdl_why = ", programmatic dependent launch";
+    {
+        const int drv_ok = dev->driver_version >= 12030;
+        const int grid_ok = h->pdl == 1 || (int64_t)pl->grid * 8 >= (int64_t)c.sms * 7 || skc;
+        pl->pdl = h->pdl >= 0 && grid_ok && drv_ok;
+        if (!pl->pdl)
+            pdl_why = h->pdl < 0 ? ", no programmatic dependent launch (hints.pdl = -1)"
+                      : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
+                                 : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
+    }
+    pl->smem_bytes = smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 1 + halo : best.tp > 0,
+                                best_br ? c.k_iters : 0);
+    pl->smem_limit = dev->smem_optin_per_block;
+    cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
+    snprintf(cfg->desc, sizeof cfg->desc,
+             "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
+             "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
+             halo ? "TMA halo rows" : "TMA im2col", bm, best.bn, SM90_BK, best.stages, best.nc, best.wm,
+             best.tp ? "channels, pixels as wgmma N" : "rows",
+             best.pp && best.nc == 3 ? ", taking tiles in turn" : best.pp ? ", ping-pong" : "", best.es,
+             pl->res_mode == 2   ? ", residual via operand ring"
+             : pl->res_mode == 1 ? ", residual via staging ring"
+                                 : "",
+             halo == 2 ? ", filter resident, halo rows (tiles of two 56-pixel rows, 4 row loads per tile; the taps along W read them shifted)"
+             : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
+             : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
+                       : "",
+             sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
+             : best.split > 1                 ? "y by direct stores (split-K partials)"
+             : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
+                                              : "y by direct stores (k % 8 != 0)",
+             skc ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)" : "no cluster", pl->grid,
+             (long long)tiles, best.split, best.split > 1 ? " (fp32 workspace + reduce)" : "", pl->smem_bytes, pdl_why,
+             best_t);
+    return IGEMM_STATUS_SUCCESS;
+}
