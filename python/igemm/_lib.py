@@ -99,7 +99,8 @@ class Epilogue(ctypes.Structure):
 
 class PlanOptions(ctypes.Structure):
     """igemm_plan_options_t."""
-    _fields_ = [("path", ctypes.c_int), ("device", ctypes.c_int)]
+    _fields_ = [("path", ctypes.c_int), ("device", ctypes.c_int),
+                ("hints", ctypes.c_void_p)]  # const igemm_plan_hints_t * (experimental; NULL here)
 
 
 def make_desc(n, h, w, c, k, r, s, groups, pads, strides, dils, x_dtype, y_dtype):
