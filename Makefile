@@ -74,8 +74,15 @@ $(LIB): $(LIB_OBJS)
 $(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)
 	$(CC) $(CFLAGS) -fvisibility=default -Icli -o $@ $(CLI_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' $(CUDA_LIBS) $(LDLIBS)
 
-$(TESTS): $(TEST_SRCS) $(LIB) include/igemm.h src/internal.h tests/test.h
-	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -o $@ $(TEST_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' $(CUDA_LIBS) $(LDLIBS)
+# The C tests link the library's objects statically (build/libigemm.a), so that they can call
+# its internal layers (the planner's heuristics: tests/test_heuristics.c) as well as the API.
+ARCHIVE := $(BUILD)/libigemm.a
+$(ARCHIVE): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(TESTS): $(TEST_SRCS) $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h)
+	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
 
 run: $(CLI)
 	./$(CLI) run
