@@ -1,9 +1,13 @@
 # igemm — build, test, run, install.
-#   make            library (build/libigemm.so), CLI (build/igemm), C tests (build/igemm_tests)
+#   make            library (build/libigemm.so), CLI (build/igemm), C tests (build/igemm_tests),
+#                   on all cores (make -jN to choose); V=1 prints the full commands
 #   make run        the main job: igemm run (a real ResNet-50 layer on the GPU; CPU reference without one)
 #   make test       C tests + Python tests (sets up .venv with numpy and pytest itself)
 #   make install PREFIX=/usr/local
-# CUDA is found at $(CUDA_HOME); without nvcc the library builds CPU-only (reference path).
+#   make probes     the diagnostic probes (dev/probes)
+# CUDA is found at $(CUDA_HOME); without nvcc (or with HAVE_CUDA=0) the library builds CPU-only
+# (the reference path) in seconds. A first CUDA build compiles ~60 kernel instances: about 4
+# minutes on 2 cores, under a minute on 16.
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
@@ -12,10 +16,26 @@ PYTHON ?= python3
 BUILD := build
 
 HAVE_CUDA ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+NPROC ?= $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(NPROC) # (a -jN on the command line wins)
+ifneq ($(V),1)
+Q := @
+endif
+
+# The version (include/igemm.h) and the shared-object version: MAJOR, or MAJOR.MINOR while MAJOR
+# is 0 (0.x minor versions change the ABI).
+VERSION_MAJOR := $(shell sed -n 's/^\#define IGEMM_VERSION_MAJOR //p' include/igemm.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define IGEMM_VERSION_MINOR //p' include/igemm.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define IGEMM_VERSION_PATCH //p' include/igemm.h)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SOVERSION := $(if $(filter 0,$(VERSION_MAJOR)),$(VERSION_MAJOR).$(VERSION_MINOR),$(VERSION_MAJOR))
+SONAME := libigemm.so.$(SOVERSION)
 
 CC ?= cc
+# User CFLAGS / NVCCFLAGS (e.g. make CFLAGS=-O3) replace the defaults; the flags the build needs
+# are appended whatever they are.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -fPIC -fvisibility=hidden -Iinclude -D_GNU_SOURCE
+override CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -fPIC -fvisibility=hidden -Iinclude -D_GNU_SOURCE
 LDLIBS := -lm -lpthread -ldl
 
 # Generic kernels: sm_80 SASS + sm_90 SASS + compute_80 PTX (JIT for anything newer).
@@ -23,53 +43,92 @@ GEN_GENERIC := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code
 # Hopper kernels: wgmma / setmaxnreg need the arch-specific sm_90a target.
 GEN_SM90 := -gencode arch=compute_90a,code=sm_90a
 NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude --expt-relaxed-constexpr -Xptxas -warn-spills
+override NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Isrc --expt-relaxed-constexpr -Xptxas -warn-spills
 
 C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c src/sm90/*.c)
+# The Hopper kernel instances: generated from one list (src/sm90/instances/list.txt) by
+# src/sm90/instances/gen.sh into $(GEN_DIR), one translation unit per list unit and dtype.
+GEN_DIR := $(BUILD)/gen/sm90
+SM90_LIST := src/sm90/instances/list.txt
+SM90_GEN := src/sm90/instances/gen.sh
+SM90_UNITS := $(shell awk '!/^[ \t]*\#/ && NF {print $$1}' $(SM90_LIST) | sort -u)
+GEN_CU := $(foreach u,$(SM90_UNITS),$(GEN_DIR)/$(u)_bf16.cu $(GEN_DIR)/$(u)_f16.cu)
 ifeq ($(HAVE_CUDA),1)
 CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/sm90/*.cu)
-CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+override CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt
 LIB_CXX := -lstdc++
+GEN_OBJS := $(GEN_CU:%.cu=%.o) $(GEN_DIR)/index.o
 else
 CU_SRCS :=
 CUDA_LIBS :=
+GEN_OBJS :=
 endif
 
-LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.o)
+LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.o) $(GEN_OBJS)
 LIB := $(BUILD)/libigemm.so
 CLI := $(BUILD)/igemm
 TESTS := $(BUILD)/igemm_tests
 TEST_SRCS := $(wildcard tests/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
-HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh)
+HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
-.PHONY: all lib run test test-c test-py gpu-test install clean sass
+.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner
 all: $(LIB) $(CLI) $(TESTS)
 lib: $(LIB)
 
-$(BUILD)/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+# said once, before the first compile of a build that has CUDA work to do
+banner:
+	@if [ "$(HAVE_CUDA)" = 1 ] && [ ! -f $(LIB) ]; then \
+	  echo "igemm $(VERSION): building the library with CUDA ($(words $(CU_SRCS) $(GEN_CU)) CUDA units, $(NPROC) jobs;" \
+	       "a first build takes ~4 min on 2 cores; HAVE_CUDA=0 builds the CPU-only library in seconds)"; fi
 
-$(BUILD)/src/sm90/%.o: src/sm90/%.cu $(HDRS)
+$(BUILD)/%.o: %.c $(HDRS) | banner
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(GEN_SM90) -Xptxas -v -c $< -o $@ 2> $(BUILD)/src/sm90/$*.ptxas.txt || (cat $(BUILD)/src/sm90/$*.ptxas.txt; exit 1)
-	@grep -iE "warning|error|spill" $(BUILD)/src/sm90/$*.ptxas.txt | grep -v " 0 bytes spill" | head -20 || true
-	@# ptxas serialising a kernel's wgmma (C7510-C7520: e.g. a run-time branch around a wgmma, or
-	@# accumulators written by other instructions inside a wgmma pipeline stage) is a silent 5-25%
-	@# slowdown of every mainloop of the instance (docs/perf.md S17-7): fail the build instead
-	@if grep -q "wgmma.mma_async instructions are serialized" $(BUILD)/src/sm90/$*.ptxas.txt; then \
-	  grep "serialized" $(BUILD)/src/sm90/$*.ptxas.txt | head -5; rm -f $@; \
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# sm_90a objects: ptxas's report is kept beside the object; serialized wgmma fails the build
+# (C7510-C7520: e.g. a run-time branch around a wgmma, or accumulators written by other
+# instructions inside a wgmma pipeline stage: a silent 5-25% slowdown of every mainloop of the
+# instance; docs/decisions.md "wgmma-serialization")
+define SM90_COMPILE
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $< (sm_90a)"
+	$(Q)$(NVCC) $(NVCCFLAGS) $(GEN_SM90) -Xptxas -v -c $< -o $@ 2> $(@:.o=.ptxas.txt) || (cat $(@:.o=.ptxas.txt); exit 1)
+	@grep -iE "warning|error|spill" $(@:.o=.ptxas.txt) | grep -v " 0 bytes spill" | head -20 || true
+	@if grep -q "wgmma.mma_async instructions are serialized" $(@:.o=.ptxas.txt); then \
+	  grep "serialized" $(@:.o=.ptxas.txt) | head -5; rm -f $@; \
 	  echo "error: ptxas serialized wgmma in $<"; exit 1; fi
+endef
 
-$(BUILD)/%.o: %.cu $(HDRS)
+$(BUILD)/src/sm90/%.o: src/sm90/%.cu $(HDRS) | banner
+	$(SM90_COMPILE)
+
+$(GEN_DIR)/.stamp: $(SM90_LIST) $(SM90_GEN)
+	@mkdir -p $(GEN_DIR)
+	@echo "  GEN     $(GEN_DIR) from $(SM90_LIST)"
+	$(Q)sh $(SM90_GEN) $(SM90_LIST) $(GEN_DIR)
+	@touch $@
+
+$(GEN_CU) $(GEN_DIR)/index.c: $(GEN_DIR)/.stamp ;
+
+$(GEN_DIR)/%.o: $(GEN_DIR)/%.cu $(HDRS) | banner
+	$(SM90_COMPILE)
+
+$(GEN_DIR)/index.o: $(GEN_DIR)/index.c src/sm90/instances.h
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -Isrc -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(HDRS) | banner
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(GEN_GENERIC) -c $< -o $@
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) $(GEN_GENERIC) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
-	$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS) -Wl,-soname,libigemm.so.0 -Wl,--no-undefined
-	@ln -sf libigemm.so $(BUILD)/libigemm.so.0
+	@echo "  LD      $@ (soname $(SONAME))"
+	$(Q)$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS) -Wl,-soname,$(SONAME) -Wl,--no-undefined
+	@ln -sf libigemm.so $(BUILD)/$(SONAME)
 
 $(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)
 	$(CC) $(CFLAGS) -fvisibility=default -Icli -o $@ $(CLI_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' $(CUDA_LIBS) $(LDLIBS)
@@ -103,15 +162,15 @@ test-py: $(LIB) $(VENV)/.ok
 test: test-c test-py
 
 sass: $(LIB_OBJS)
-	@for f in $(BUILD)/src/sm90/*.o; do $(CUDA_HOME)/bin/cuobjdump --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
+	@for f in $(BUILD)/src/sm90/*.o $(GEN_DIR)/*.o; do echo "== $$f"; $(CUDA_HOME)/bin/cuobjdump --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
 
 install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/igemm.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(shell sed -n 's/#define IGEMM_VERSION_MAJOR //p' include/igemm.h).$(shell sed -n 's/#define IGEMM_VERSION_MINOR //p' include/igemm.h).$(shell sed -n 's/#define IGEMM_VERSION_PATCH //p' include/igemm.h)
-	cd $(DESTDIR)$(PREFIX)/lib && ln -sf libigemm.so.0.1.0 libigemm.so.0 && ln -sf libigemm.so.0 libigemm.so
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION)
+	cd $(DESTDIR)$(PREFIX)/lib && ln -sf libigemm.so.$(VERSION) $(SONAME) && ln -sf $(SONAME) libigemm.so
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' tools/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
 
 clean:
 	rm -rf $(BUILD)

@@ -65,8 +65,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv2d_stem_kernel.cuh"
+#include "conv_stem_rows.cuh"
+#include "instances.h"
 #include "sm90.h"
+
+typedef void (*sm90_stem_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t, igemm_sm90_stem_args_t);
 
 /* ------------------------------------------------------------------ pre-pass */
 
@@ -100,6 +103,7 @@ typedef struct stem_state {
     const void *x_key, *y_key, *r_key;
     int have_x, have_y, have_r;
     int smem_attr_done;
+    const void *kern; /* the plan's instance (found at the first run) */
 } stem_state_t;
 
 static_assert(sizeof(stem_state_t) + 63 <= IGEMM_FAMILY_STATE_BYTES, "stem state must fit the family scratch");
@@ -133,11 +137,23 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_family_
                                cfg->workspace_bytes);
     uint8_t *x4 = (uint8_t *)workspace;
     const int epi = sm90_epi_kind(p);
-    const sm90_stem_kernel_fn kern = p->in_dtype == IGEMM_DTYPE_BF16 ? igemm_sm90_pick_bf16_stem((int)g.tp, (int)p->r, (int)g.ks, epi)
-                                                                      : igemm_sm90_pick_f16_stem((int)g.tp, (int)p->r, (int)g.ks, epi);
+    sm90_instance_t key; /* the stem instance: (dtype, TP, R, KS, epilogue) */
+    memset(&key, 0, sizeof key);
+    key.kernel = IGEMM_KERNEL_STEM_ROWS;
+    key.dtype = (int)p->in_dtype;
+    key.bm = (int)g.tp;
+    key.bn = 64;
+    key.wm = 1;
+    key.nc = STEM_NC;
+    key.rows = (int)p->r;
+    key.ks = (int)g.ks;
+    key.tma = 1;
+    key.epi = epi;
+    if (st->kern == NULL) st->kern = igemm_sm90_instance_find(&key);
+    const sm90_stem_kernel_fn kern = (sm90_stem_kernel_fn)st->kern;
     if (kern == NULL)
-        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: no kernel for tile %lld, %lld steps",
-                               (long long)g.tp, (long long)g.ks);
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: no kernel for tile %lld, R %lld, %lld steps",
+                               (long long)g.tp, (long long)p->r, (long long)g.ks);
     igemm_status_t rc;
     const void *x_key = g.raw ? p->x : workspace;
     if (!st->have_x || st->x_key != x_key) {

@@ -1,15 +1,16 @@
 /*
- * conv2d_stem_kernel.cuh — device code of the sm90 stem family (the algorithm, layouts, tile and
- * PTX features: the header comment of conv2d_stem.cu). Included by conv2d_stem.cu (host code,
- * the pre-pass kernel) and by conv2d_stem_{bf16,f16}.cu, which instantiate the kernel for one
- * input dtype each.
+ * conv_stem_rows.cuh — the stem-rows Hopper conv kernel (igemm_sm90_stem_kernel): convolutions of
+ * c <= 4 input channels with stride 2 along W (the algorithm, layouts, tile and PTX features: the
+ * header comment of family_stem.cu; its plan: heuristics_stem.c). Instances: the generated
+ * instance files (instances/list.txt); family_stem.cu holds the host code and the pre-pass.
  */
-#ifndef IGEMM_SM90_CONV2D_STEM_KERNEL_CUH
-#define IGEMM_SM90_CONV2D_STEM_KERNEL_CUH
+#ifndef IGEMM_SM90_CONV_STEM_ROWS_CUH
+#define IGEMM_SM90_CONV_STEM_ROWS_CUH
 
 /* igemm_sm90_args_t (the epilogue's fields), the pixels-as-N epilogue (sm90_pixn_blocks,
- * sm90_pixn_residual), sm90_wgmma and the PTX wrappers */
-#include "conv2d_fprop_kernel.cuh"
+ * sm90_pixn_residual), sm90_wgmma, the stage release and the PTX wrappers */
+#include "core/epilogue.cuh"
+#include "core/mma.cuh"
 
 /* STEM_NC, STEM_EB, STEM_RAW_* and the other constants of the stem kernels: sm90.h */
 
@@ -371,30 +372,4 @@ __global__ void __launch_bounds__(STEM_THREADS, 1)
 #endif
 }
 
-typedef void (*sm90_stem_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm90_args_t, igemm_sm90_stem_args_t);
-
-/* The instance for (TP, KS, epilogue kind 0/1/2 as the kernel's EPI), or NULL. Defined in
- * conv2d_stem_{bf16,f16}.cu. */
-sm90_stem_kernel_fn igemm_sm90_pick_bf16_stem(int tp, int r, int ks, int epi);
-sm90_stem_kernel_fn igemm_sm90_pick_f16_stem(int tp, int r, int ks, int epi);
-
-/* (R, KS) instances: STEM_HAS_INSTANCE (sm90.h). */
-#define SM90_STEM_EPI(DT, TP, R, KS, epi)                                                             \
-    ((epi) == 0   ? igemm_sm90_stem_kernel<DT, TP, R, KS, 0>                                          \
-     : (epi) == 1 ? igemm_sm90_stem_kernel<DT, TP, R, KS, 1>                                          \
-                  : igemm_sm90_stem_kernel<DT, TP, R, KS, 2>)
-#define SM90_STEM_TP(DT, R, KS, tp, epi)                                                              \
-    ((tp) == 112 ? SM90_STEM_EPI(DT, 112, R, KS, epi) : SM90_STEM_EPI(DT, 128, R, KS, epi))
-#define SM90_DEFINE_PICK_STEM(NAME, DT)                                                                \
-    sm90_stem_kernel_fn NAME(int tp, int r, int ks, int epi)                                           \
-    {                                                                                                  \
-        if (tp != 112 && tp != 128) return NULL;                                                       \
-        if (r == 3 && ks == 1) return SM90_STEM_TP(DT, 3, 1, tp, epi);                                 \
-        if (r == 4 && ks == 1) return SM90_STEM_TP(DT, 4, 1, tp, epi);                                 \
-        if (r == 4 && ks == 2) return SM90_STEM_TP(DT, 4, 2, tp, epi);                                 \
-        if (r == 5 && ks == 2) return SM90_STEM_TP(DT, 5, 2, tp, epi);                                 \
-        if (r == 7 && ks == 2) return SM90_STEM_TP(DT, 7, 2, tp, epi);                                 \
-        return NULL;                                                                                   \
-    }
-
-#endif /* IGEMM_SM90_CONV2D_STEM_KERNEL_CUH */
+#endif /* IGEMM_SM90_CONV_STEM_ROWS_CUH */

@@ -1,8 +1,0 @@
-/*
- * conv2d_fprop_f16_ppbr.cu — filter-resident ping-pong instances of the sm90 conv2d fprop kernel
- * for f16 inputs: as conv2d_fprop_f16_pp.cu, with the filter tiles of every k-block loaded
- * once per CTA into k_iters shared-memory slots (BRES; see conv2d_fprop.cu for the algorithm).
- */
-#include "conv2d_fprop_kernel.cuh"
-
-SM90_DEFINE_PICK_PPBR(igemm_sm90_pick_f16_ppbr, IGEMM_DTYPE_F16)

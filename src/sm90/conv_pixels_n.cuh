@@ -1,0 +1,123 @@
+/*
+ * conv_pixels_n.cuh — the pixels-as-N Hopper conv kernel: a tile of TP output pixels (80, 96 or
+ * 208) x 128 channels, the pixels as the wgmma N, so the pixel tile need not be a multiple of 64
+ * and one-wave layers get exact waves (M = 6272: 66 x 2 = 132 CTAs of 96 x 128; docs/decisions.md
+ * "pixels-as-n").
+ *
+ * ALGORITHM: implicit GEMM, persistent, warp specialised (core/scheduler.cuh, core/ring.cuh):
+ *   producer warp 0   per k-block one TMA im2col box of TP pixel rows and one filter box of 128
+ *                     rows; with a fused residual, after the tile's k-blocks one ring stage per
+ *                     64-column chunk (the operand ring), one box of TP rows each.
+ *   consumers 1, 2    consumer i multiplies filter rows 64i .. 64i + 63 of the B stage (wgmma A)
+ *                     by the TP pixel rows of the A stage (wgmma B): 4 m64nTPk16 per k-block;
+ *                     then the pixels-as-N epilogue of its 64 channels (ldmatrix/stmatrix .trans
+ *                     between the channel-major accumulators and a [pixel][channel] staging box,
+ *                     TMA store of TP x 64).
+ * SHARED MEMORY: S stages of TP x 128 B (A) + 16 KB (B), 2 x ES staging boxes of TP x 128 B (ES = 1
+ *   on one-wave plans), the barriers (core/ring.cuh). TMA stores only.
+ * PTX: as conv_cooperative.cuh, plus ldmatrix/stmatrix .trans.
+ */
+#ifndef IGEMM_SM90_CONV_PIXELS_N_CUH
+#define IGEMM_SM90_CONV_PIXELS_N_CUH
+
+#include "core/epilogue.cuh"
+#include "core/mma.cuh"
+#include "core/producer.cuh"
+
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
+__global__ void __launch_bounds__(SM90_THREADS(NC), 1)
+    igemm_sm90_conv_pixels_n(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
+                             const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
+                             const __grid_constant__ igemm_sm90_args_t a)
+{
+    static_assert(BN == 128 && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES && HROWS == 1 && TMA_EPI,
+                  "pixels-as-N tiles: TP (a multiple of 16) pixels x 128 channels, 64 per consumer, TMA stores");
+    constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
+    constexpr uint32_t A_STAGE = (uint32_t)TP * SM90_BK * 2;
+    constexpr uint32_t EBOX = (uint32_t)TP * 128u;
+    constexpr bool GENERAL = EPI > 0;
+    constexpr bool ACT_ANY = EPI == 2;
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const int S = a.stages;
+    const int ES = a.epi_slots;
+    const sm90_smem_t c = sm90_carve<A_STAGE, B_STAGE, EBOX, NC, false>(a, ptx_cvta_to_shared(smem_raw), S, ES);
+    const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
+
+    /* ------------------------------------------------ set-up: barriers, the first k-blocks */
+    if (threadIdx.x == 0) {
+        ptx_prefetch_tensormap(&tmap_x);
+        ptx_prefetch_tensormap(&tmap_w);
+        sm90_first_unit_t f = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        sm90_first_unit<BN, false, false>(a, unit0, 0, f);
+        sm90_ring_init(c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC));
+        ptx_fence_mbarrier_init_release_cluster();
+        sm90_early_loads<BN, false>(a, &tmap_x, &tmap_w, c, S, A_STAGE, unit0, f);
+    }
+    __syncthreads();
+    ptx_griddepcontrol_launch_dependents();
+    ptx_griddepcontrol_wait();
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        /* -------------------------------------------------------- producer: warp 0 */
+        ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
+        const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
+        if (pwarp == 0) {
+            const bool leader = ptx_elect_one_sync();
+            if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
+            sm90_ring_t ring = {0, 0u};
+            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
+                int m0, n0, kb0, kb1, nb, h0, w0;
+                sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
+                sm90_box_origin(a, m0, nb, h0, w0);
+                sm90_produce_kblocks<BN, false>(a, &tmap_x, &tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0,
+                                                kb1, nb, h0, w0, true);
+                if (TMA_EPI && GENERAL && a.res_ring == 2)
+                    sm90_produce_residual_stages<BN, TP, A_STAGE>(a, &tmap_r, c, ring, S, leader, m0, n0);
+            }
+        }
+        return;
+    }
+
+    /* ------------------------------------------------------------ consumers 1, 2 */
+    ptx_setmaxnreg_inc<SM90_CONSUMER_REGS(NC)>();
+    const sm90_consumer_t C = sm90_consumer<EBOX>(c, wg, ES);
+    const bool partial = a.splits > 1;
+    sm90_staging_t E = {0, -1, 0u};
+    if (TMA_EPI && C.tid == 0) ptx_prefetch_tensormap(&tmap_y);
+    float acc[WM][TP / 2];
+#pragma unroll
+    for (int j = 0; j < TP / 2; j++) acc[0][j] = 0.0f;
+    sm90_ring_t ring = {0, 0u};
+    for (int unit = unit0; unit < a.num_units; unit += unit_step) {
+        int m0, n0, kb0, kb1;
+        sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
+        const int nk = kb1 - kb0;
+        const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN, true>(a, n0) : 0; /* operand-ring residual */
+        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
+            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
+            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
+            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
+        }
+        /* this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
+        float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
+        if (GENERAL) {
+            const int64_t c0 = (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), c1 = c0 + 8;
+            const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
+            if (a.has_scale) pas0 = a.alpha * __ldg(a.scale + k0), pas1 = a.alpha * __ldg(a.scale + k1);
+            if (a.has_bias) pbi0 = __ldg(a.bias + k0), pbi1 = __ldg(a.bias + k1);
+        }
+
+        const int prev = sm90_mainloop_pixn<DT, TP, BN, A_STAGE, false>(acc, c, ring, S, nk, 8192u * C.cw, C.lane);
+        /* the tile's operand-ring residual stages follow its k-blocks (rstage/rphase the first) */
+        const int rstage = ring.stage;
+        const uint32_t rphase = ring.phase;
+        if (nres > 0) sm90_ring_skip(ring, nres, S);
+        sm90_mainloop_drain<WM, TP>(acc, c, prev, C.lane);
+        sm90_epilogue_pixn<DT, TP, GENERAL, ACT_ANY, A_STAGE, EBOX>(a, &tmap_y, acc, C, E, c, S, ES, m0, n0, C.cw, false,
+                                                                    nres, rstage, rphase, pas0, pas1, pbi0, pbi1);
+    }
+    if (TMA_EPI && C.tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
+}
+
+#endif /* IGEMM_SM90_CONV_PIXELS_N_CUH */
