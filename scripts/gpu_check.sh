@@ -54,8 +54,11 @@ stage_build() {
 stage_sass() {
   stamp sass
   if ! ls build/src/sm90/*.o > /dev/null 2>&1; then note "sass: no objects under build/src (carry the build directory, not only the binaries)"; return; fi
-  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$CHK" 2>&1
-  note "sass: $(grep -c . "$CHK") lines; HGMMA=$(grep -E 'HGMMA' "$CHK" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$CHK" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$CHK" | awk '{s+=$1} END {print s+0}')"
+  # (into its own file first, then appended to checks.log: the counts are this stage's alone)
+  local sl=/tmp/igemm_sass.log
+  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$sl" 2>&1
+  cat "$sl" >> "$CHK"
+  note "sass: $(grep -c . "$sl") lines; HGMMA=$(grep -E 'HGMMA' "$sl" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$sl" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$sl" | awk '{s+=$1} END {print s+0}')"
 }
 stage_smoke() {
   stamp smoke
