@@ -1,5 +1,5 @@
 /*
- * tools/wgmma_shift_probe.cu — can a wgmma operand start at any 128-byte row of a 128B-swizzled
+ * dev/probes/wgmma_shift_probe.cu — can a wgmma operand start at any 128-byte row of a 128B-swizzled
  * buffer? The question behind halo tiles for 3x3 convolutions (a tile's input rows loaded once,
  * with the halo, and the three taps along W read from it as the same operand shifted by 0, 1, 2
  * pixel rows instead of three im2col loads): the operand of tap s then starts s x 128 B past a
@@ -10,8 +10,8 @@
  * buffers 1024 B aligned), runs m64n128k16 x 4 (K = 64) with B (or A) starting at row `shift`,
  * base offset 0 or shift % 8, and compares D = A[sa ..] x B[sb ..]^T with the host's (small
  * integers: exact in fp32).
- *   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Iinclude -o build/wgmma_shift_probe tools/wgmma_shift_probe.cu
- *   build/wgmma_shift_probe
+ *   make -C dev/probes
+ *   build/probes/wgmma_shift_probe            (results: docs/decisions.md "halo-rows", S14-4)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,9 +21,9 @@
 #include <cuda_runtime.h>
 
 #include "probe_util.h" /* CK() */
-#include "../src/ptx/fence.cuh"
-#include "../src/ptx/mbarrier.cuh" /* ptx_cvta_to_shared */
-#include "../src/ptx/wgmma.cuh"
+#include "../../src/ptx/fence.cuh"
+#include "../../src/ptx/mbarrier.cuh" /* ptx_cvta_to_shared */
+#include "../../src/ptx/wgmma.cuh"
 
 #define BROWS 136
 

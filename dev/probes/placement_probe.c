@@ -1,15 +1,17 @@
 /*
- * tools/placement_probe.c — does a layer's time depend on where its buffers lie? (docs/perf.md S9-3)
+ * dev/probes/placement_probe.c — does a layer's time depend on where its buffers lie?
+ * (docs/decisions.md "r50-l4-slow-mode", S9-3, S9-6)
  *
  * One plan, NB separate allocations of each of x, w and y (pseudo-random bf16 data). For each
  * operand in turn, the run uses allocation i of that operand (i = 0 .. NB-1) and allocation 0
  * of the other two, and reports the median time of ITERS runs (CUDA events around each run;
  * L2 flushed before each by a 96 MB memset outside the events). A spread along one operand
  * and not the others names the operand whose placement matters.
- *   build: gcc -O2 -std=c11 -Iinclude tools/placement_probe.c -Lbuild -ligemm \
- *              -L$CUDA_HOME/lib64 -lcudart -o build/placement_probe
- *   usage: build/placement_probe [n h w c k r s stride pad] (default r50_l4_3x3_512);
- *   PROBE_PREFREE_MB=n allocates, touches and frees n MB before the buffers (docs/perf.md S9-6)
+ *   build: make -C dev/probes (against build/libigemm.so: `make lib` first)
+ *   usage: build/probes/placement_probe [n h w c k r s stride pad] (default r50_l4_3x3_512);
+ *   PROBE_PREFREE_MB=n allocates, touches and frees n MB before the buffers (S9-6);
+ *   PROBE_HINTS="key=value,..." plans the layer with those (experimental) plan hints, e.g.
+ *   PROBE_HINTS="kernel=pingpong,tile=128x64" (igemm_plan_hints_parse; see include/igemm.h)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,8 +43,15 @@ int main(int argc, char **argv)
     d.x_dtype = d.w_dtype = d.y_dtype = IGEMM_DTYPE_BF16;
     int64_t xe = 0, we = 0, ye = 0;
     igemm_plan_t *plan = NULL;
+    igemm_plan_hints_t hints = igemm_plan_hints_default();
+    igemm_plan_options_t opts = igemm_plan_options_default();
+    if (igemm_plan_hints_parse(getenv("PROBE_HINTS"), &hints) != IGEMM_STATUS_SUCCESS) {
+        fprintf(stderr, "PROBE_HINTS: %s\n", igemm_last_error());
+        return 1;
+    }
+    opts.hints = &hints;
     if (igemm_conv2d_sizes(&d, &xe, &we, &ye) != IGEMM_STATUS_SUCCESS ||
-        igemm_plan_create(&plan, &d, NULL, NULL) != IGEMM_STATUS_SUCCESS) {
+        igemm_plan_create(&plan, &d, NULL, &opts) != IGEMM_STATUS_SUCCESS) {
         fprintf(stderr, "plan: %s\n", igemm_last_error());
         return 1;
     }

@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# tools/gpu_check.sh — the one device call: build, test, check, sanitize, inspect SASS and
-# benchmark against cuDNN in the same process, writing logs under $OUT (at most 8 files).
-#   usage: tools/gpu_check.sh [stages...]   stages: build tests check sanitize sass bench fused fp16 b2b py pybench
-#   (default: all; stages run in the order given). A build made elsewhere can be carried in
-#   build/ and the build stage left out. Each stage appends to $OUT/<stage group>.log; a summary is printed last.
+# scripts/gpu_check.sh — the one script run on the GPU machine (from the repository root): build,
+# test, check, sanitize, inspect SASS and benchmark against cuDNN in the same process, writing logs
+# under $OUT (at most 8 files with the default stages: the device returns at most 8).
+#   usage: scripts/gpu_check.sh [stages...]   (stages are arguments, not a variable; they run in
+#   the order given). Default: build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b
+#   py pybench. A build made elsewhere can be carried in build/ and the build stage left out. Each
+#   stage appends to $OUT/<stage group>.log; a summary ($OUT/summary.txt) is printed last;
+#   GPU_CHECK_APPEND=1 keeps the logs of an earlier call (several calls, one set of logs).
+#   The suite: $IGEMM_SHAPES, else bench/shapes.csv. cuDNN: the pip wheel beside PyTorch
+#   (exported as IGEMM_CUDNN_LIB), else whatever IGEMM_CUDNN_LIB already names.
+#   Planner settings (a kernel, a tile, a ring depth, a grid cap ... forced) are EXPERIMENTAL plan
+#   hints, passed as `igemm check/bench/run --hints "key=value,key=value"` (keys in include/igemm.h);
+#   the variables below that take settings (KS_CFGS, AB_KNOB_OLD/AB_KNOB_NEW, STRESS_HINTS) take
+#   hint texts. What each stage's measurements decided: docs/decisions.md.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: diag sweep ncudur fusediag splitsweep cluster cldiag epidiag (Nsight Compute, tile/split
-# sweeps, clusters on against off); abfused abplain (A/B against the build in $AB_OLD), abknob (A/B of
-# two planner settings), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races),
-# smemdiag (ncu SOL of the r50_l4 tiles and cuDNN's), stagesweep (time against ring depth), l4tiles (other
-# tiles for r50_l4), knobsweep (KS_SHAPES x KS_CFGS, ours only, back to back), stem (the stem-rows
-# family alone: tests, checks, sanitizers, conv1 raw mode against the pre-pass), stemdiag (ncu of the stem)
+# optional stages: diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
+# row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
+# the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
+# under ncu), abfused / abplain (A/B against the build in $AB_OLD), abknob (A/B of two hint texts in
+# one build), dnncfg (cuDNN's kernels and launch shapes), stress (repeated checks for races),
+# checkpixn (the suite with each pixels-as-N tile forced), smemdiag (ncu SOL of the r50_l4 tiles and
+# cuDNN's), stagesweep (time against ring depth), l4tiles (other tiles for r50_l4), knobsweep (KS_SHAPES
+# x KS_CFGS, ours only, back to back), stem (the stem-rows family alone: tests, checks, sanitizers,
+# conv1 raw mode against the pre-pass), stemdiag (ncu of the stem)
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
-[ -f "$SHAPES" ] || SHAPES=../shared/bench/shapes.csv
+[ -f "$SHAPES" ] || echo "gpu_check: shape file $SHAPES not found (run from the repository root, or set IGEMM_SHAPES): the suite stages will fail"
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 export CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
@@ -42,8 +54,11 @@ stage_build() {
 stage_sass() {
   stamp sass
   if ! ls build/src/sm90/*.o > /dev/null 2>&1; then note "sass: no objects under build/src (carry the build directory, not only the binaries)"; return; fi
-  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$CHK" 2>&1
-  note "sass: $(grep -c . "$CHK") lines; HGMMA=$(grep -E 'HGMMA' "$CHK" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$CHK" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$CHK" | awk '{s+=$1} END {print s+0}')"
+  # (into its own file first, then appended to checks.log: the counts are this stage's alone)
+  local sl=/tmp/igemm_sass.log
+  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$sl" 2>&1
+  cat "$sl" >> "$CHK"
+  note "sass: $(grep -c . "$sl") lines; HGMMA=$(grep -E 'HGMMA' "$sl" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$sl" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$sl" | awk '{s+=$1} END {print s+0}')"
 }
 stage_smoke() {
   stamp smoke
@@ -69,54 +84,76 @@ stage_check() {
     grep ' FAIL' /tmp/igemm_check.log | head -10 | tee -a "$SUMMARY"
   done
 }
+# the plan hints of each sanitizer case, by the case's name (none: the planner's own plan)
+san_hints() {
+  case "$1" in
+    wm2_tail) echo "tile=256x128";;
+    pp_es2_tail) echo "kernel=pingpong,tile=128x128,staging_boxes=2";;
+    nc3_tail) echo "tile=192x128,consumers=3";;
+    pp_tail) echo "kernel=pingpong,tile=128x128,grid=4";;
+    pixn_tail) echo "kernel=pixels_n,tile_m=96,grid=4";;
+    fold_stem) echo "kernel=fold";;
+    rstem_g3|rstem_raw_g3) echo "grid=3";;
+    bresp_tail) echo "kernel=pingpong,tile=128x64,filter_resident=1,grid=5";;
+    pxpp_tail) echo "kernel=pixels_n_pingpong,grid=3";;
+    pxppbr_tail) echo "kernel=pixels_n_pingpong,filter_resident=1,grid=2";;
+    skc_tail) echo "kernel=split_cluster";;
+    halo_rows|halo2_rows) echo "kernel=halo_rows,grid=3";;
+    halo_turn_es2) echo "kernel=halo_rows,grid=2,consumers=3,staging_boxes=2";;
+  esac
+}
 stage_sanitize() {
   stamp sanitize
-  # the fourth case forces the 256 x 128 tile (WM = 2): its residual through the operand ring;
-  # the fifth the same tile with the epilogue-ring residual path (IGEMM_SM90_RES_MODE=1) in
-  # 2 slots (residual boxes reloaded inside the epilogue);
-  # the sixth the 192 x 128 tile (3 consumer warpgroups); the seventh ping-pong consumers on a
-  # 4-CTA grid (each consumer several tiles, in turn); the eighth pixels as wgmma N (96 x 128
-  # tiles) on a 4-CTA grid; the ninth the fold path of a ResNet stem (c = 3: 2 filter rows
-  # folded into 48 channels); the tenth a filter-resident ping-pong plan on a 5-CTA grid
-  # (N-tiles with unequal CTA counts). The eleventh takes the stem path (A gathered by cp.async,
-  # IGEMM_SM90_GATHER=1) on a 3-CTA grid (the ring wraps many times), the twelfth on the planner's grid.
-  # The last two: pixels as N in ping-pong plans of <= 64 channels (TP = 128 on a 3-CTA grid; TP = 256,
-  # N = 40, filter resident, on a 2-CTA grid: the staging box and its residual reused by each consumer)
-  # and split in cluster (IGEMM_SM90_SKC=1: 2-CTA clusters on one tile's two K halves, partials by st.async;
-  # stride 2, M and N tails); then halo rows (IGEMM_SM90_HALO=1: 112-pixel row tiles, each input row
-  # loaded once with its halo, the taps along W read it shifted) on a 3-CTA grid, and the same with
-  # tiles of two 56-pixel rows (4 input rows per tile); their fused runs take three consumers in turn, and the
-  # last case forces that (IGEMM_SM90_HALO_NC=3) with two staging boxes each on a 2-CTA grid
-  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "wm2es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "gstem_g3,2,40,36,3,64,7,7,2,2,3,3,1,1" "gstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr256_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1"; do
+  # memcheck, racecheck and synccheck, each case checked with the full and the plain epilogue. The
+  # first three take the planner's plans (a small ResNet 3x3 layer, odd sizes with stride, dilation
+  # and asymmetric padding, a ResNet stage-4 layer). Then, by plan hints (san_hints): the 256 x 128
+  # tile (two 64-row blocks per consumer; its residual through the operand ring); a 128 x 128
+  # ping-pong plan with 2 staging boxes per consumer, fewer than the tile's 4, so residual boxes are
+  # reloaded inside the epilogue; the 192 x 128 tile (3 consumer warpgroups); ping-pong consumers on
+  # a 4-CTA grid (each consumer several tiles, in turn); pixels as wgmma N (96 x 128 tiles) on a
+  # 4-CTA grid; the fold path of a ResNet stem (c = 3: 2 filter rows folded into 48 channels); the
+  # stem-rows path (pre-pass mode: w c % 8 != 0) on the planner's grid and on a 3-CTA grid (the
+  # ring wraps many times); a filter-resident ping-pong plan on a 5-CTA grid (N-tiles with unequal
+  # CTA counts); pixels as N in ping-pong plans of <= 64 channels (128 pixels, on a 3-CTA grid; N =
+  # 40 with the filter resident on a 2-CTA grid: the staging box and its residual reused by each
+  # consumer); split in cluster (2-CTA clusters on one tile's two K halves, partials by st.async;
+  # stride 2, M and N tails); halo rows (112-pixel row tiles, each input row loaded once with its
+  # halo, the taps along W read it shifted) on a 3-CTA grid, and the same with tiles of two 56-pixel
+  # rows (4 input rows per tile); their fused runs take three consumers in turn, and the last case
+  # forces that with two staging boxes each on a 2-CTA grid
+  for s in "r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pp_es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1"; do
+    h=$(san_hints "${s%%,*}")
     for tool in memcheck racecheck synccheck; do
-      unset IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC IGEMM_SM90_STEM
-      case "$s" in halo_turn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=2 IGEMM_SM90_HALO_NC=3 IGEMM_SM90_RES_SLOTS=2;; halo*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_BREUSE=1 IGEMM_SM90_HALO=1 IGEMM_SM90_GRID=3;; skc*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_SKC=1;; pxppbr256*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=2;; pxpp*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=3;; gstem_g3*) export IGEMM_SM90_GRID=3 IGEMM_SM90_GATHER=1;; fold_stem*) export IGEMM_SM90_STEM=0;; rstem_g3*) export IGEMM_SM90_GRID=3;; gstem*) export IGEMM_SM90_GATHER=1;; bresp*) export IGEMM_SM90_BREUSE=1 IGEMM_SM90_GRID=5 IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=64;; pixn*) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN; export IGEMM_SM90_PIXN=96 IGEMM_SM90_GRID=4;; pp*) export IGEMM_SM90_PINGPONG=1 IGEMM_SM90_GRID=4 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; nc3*) export IGEMM_SM90_FORCE_NC=3 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_BN=128;; wm2es2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_RES_MODE=1 IGEMM_SM90_RES_SLOTS=2;; wm2*) export IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_FORCE_BN=128;; *) unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN;; esac
-      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
-      note "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none ${h:+--hints "$h"} >> "$CHK" 2>&1; rc=$?
+      note "sanitize $tool ${s%%,*}${h:+ [$h]}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_FORCE_WM IGEMM_SM90_FORCE_BN IGEMM_SM90_RES_SLOTS IGEMM_SM90_RES_MODE IGEMM_SM90_FORCE_NC IGEMM_SM90_PINGPONG IGEMM_SM90_GRID IGEMM_SM90_PIXN IGEMM_SM90_BREUSE IGEMM_SM90_GATHER IGEMM_SM90_PIXPP IGEMM_SM90_SKC IGEMM_SM90_HALO IGEMM_SM90_HALO_NC IGEMM_SM90_STEM
 }
 stage_stress() {
   stamp stress
-  # races: one layer checked 20 times per process (seeds 1-3), each under the planner settings in
-  # STRESS_ENVS (';'-separated lists of VAR=value words; default: the pixels-as-N ping-pong plans)
-  local shp=${STRESS_SHAPE:-"pxs,4,56,56,64,64,3,3,1,1,1,1,1,1"} args="" envs
+  # races: one layer checked 20 times per process (seeds 1-3), each under the plan hints in
+  # STRESS_HINTS (';'-separated hint texts, "default" for the planner's plan; default: the pixels-as-N
+  # ping-pong plans, alone, on a 7-CTA grid, and with the filter in the ring)
+  local shp=${STRESS_SHAPE:-"pxs,4,56,56,64,64,3,3,1,1,1,1,1,1"} args="" hs
   for i in $(seq 20); do args="$args --shape $shp"; done
-  IFS=';' read -ra envs <<< "${STRESS_ENVS:-IGEMM_SM90_PIXPP=128;IGEMM_SM90_PIXPP=256;IGEMM_SM90_PIXPP=128 IGEMM_SM90_GRID=7;IGEMM_SM90_PIXPP=256 IGEMM_SM90_BREUSE=0}"
-  for e in "${envs[@]}"; do
+  IFS=';' read -ra hs <<< "${STRESS_HINTS:-kernel=pixels_n_pingpong;kernel=pixels_n_pingpong,grid=7;kernel=pixels_n_pingpong,filter_resident=-1}"
+  for e in "${hs[@]}"; do
+    [ "$e" = default ] && e=""
     for seed in 1 2 3; do
-      env $e timeout 120 ./build/igemm check $args --epilogue residual-relu,full --seed $seed > /tmp/stress.log 2>&1; rc=$?
+      timeout 120 ./build/igemm check $args --epilogue residual-relu,full --seed $seed ${e:+--hints "$e"} > /tmp/stress.log 2>&1; rc=$?
       cat /tmp/stress.log >> "$CHK"
-      note "stress [$e] seed $seed (rc=$rc): $(grep -c ' PASS' /tmp/stress.log) PASS, $(grep -c ' FAIL' /tmp/stress.log) FAIL"
+      note "stress [${e:-default}] seed $seed (rc=$rc): $(grep -c ' PASS' /tmp/stress.log) PASS, $(grep -c ' FAIL' /tmp/stress.log) FAIL"
     done
   done
 }
 stage_checkpixn() {
   stamp checkpixn
-  # pixels as wgmma N forced on every layer of the suite (TP = 80, 96, 208; bf16, plain and the full epilogue)
+  # pixels as wgmma N forced on every layer of the suite the conv kernels take (c % 8 == 0: a hinted
+  # kernel fails the plan rather than fall back, so r50_conv1 is left out) (TP = 80, 96, 208; bf16,
+  # plain and the full epilogue)
+  awk -F, '/^#/ || $5 % 8 == 0' "$IGEMM_SHAPES" > /tmp/pixn.csv
   for tp in 80 96 208; do
-    IGEMM_SM90_PIXN=$tp timeout 200 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,full > /tmp/igemm_checkp.log 2>&1; rc=$?
+    timeout 200 ./build/igemm check --shapes /tmp/pixn.csv --epilogue none,full --hints "kernel=pixels_n,tile_m=$tp" > /tmp/igemm_checkp.log 2>&1; rc=$?
     cat /tmp/igemm_checkp.log >> "$CHK"
     note "check pixels-as-N TP=$tp (rc=$rc): $(grep -c ' PASS' /tmp/igemm_checkp.log) PASS, $(grep -c ' FAIL' /tmp/igemm_checkp.log) FAIL; $(tail -1 /tmp/igemm_checkp.log)"
     grep ' FAIL' /tmp/igemm_checkp.log | head -5 | tee -a "$SUMMARY"
@@ -124,17 +161,19 @@ stage_checkpixn() {
 }
 stage_ncuconv1() {
   stamp ncuconv1
-  { echo "=== ncu r50_conv1 (fold pre-pass + conv)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
+  { echo "=== ncu r50_conv1 (stem rows, raw mode)"; timeout 120 ncu --clock-control none --launch-skip 3 --launch-count 3 --section SpeedOfLight \
       ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -E "igemm_|Duration|Compute \(SM\) Throughput|DRAM Throughput"; } >> "$CHK"
   grep -A3 "=== ncu r50_conv1" "$CHK" >/dev/null; note "ncu conv1: $(grep -cE 'Duration' "$CHK") kernel durations logged"
 }
 # the stem kernel under Nsight Compute (plain conv1): where its time goes (pipes, warp stalls, memory)
 stage_stemdiag() {
   stamp stemdiag
+  # raw mode (the planner's) and pre-pass mode (hint stem_prepass=1)
   for raw in 1 0; do
-    { echo "=== stemdiag raw=$raw"; IGEMM_SM90_STEM_RAW=$raw timeout 150 ncu --clock-control none -k regex:"igemm_sm90_stem|igemm_stem_prep" --launch-skip 2 --launch-count 2 \
+    h=""; [ $raw = 0 ] && h="stem_prepass=1"
+    { echo "=== stemdiag raw=$raw"; timeout 150 ncu --clock-control none -k regex:"igemm_sm90_stem|igemm_stem_prep" --launch-skip 2 --launch-count 2 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
-        ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 2>&1 | grep -vE "^==PROF==|^ *-+ *$|^ *$"; } >> "$OUT/stemdiag.log"
+        ./build/igemm run --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --iters 2 --warmup 1 ${h:+--hints "$h"} 2>&1 | grep -vE "^==PROF==|^ *-+ *$|^ *$"; } >> "$OUT/stemdiag.log"
   done
   note "stemdiag: $(grep -cE 'Duration' "$OUT/stemdiag.log") kernel durations; $(grep -E '^=== |Duration' "$OUT/stemdiag.log" | tr -s ' ' | tr '\n' ' ' | cut -c1-300)"
 }
@@ -147,7 +186,7 @@ stage_diag() {
         ./build/igemm run --shape "$s" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
       ncu -i /tmp/d_$nm.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration|Throughput|Hit Rate|Registers|Shared Memory Config|Grid Size|Block Size|Warp Cycles Per Issued|Issued Warp|Stall|Bank" | head -40
       ncu -i /tmp/d_$nm.ncu-rep --page source --csv --print-source sass > /tmp/d_$nm.csv 2>&1
-      python3 tools/ncu_top.py /tmp/d_$nm.csv 28
+      python3 dev/probes/ncu_top.py /tmp/d_$nm.csv 28
       echo "=== diag $nm: cuDNN"; echo "$s" > /tmp/one.csv
       timeout 150 ncu --clock-control none --launch-skip 0 --launch-count 400 --section SpeedOfLight --section LaunchStats \
         ./build/igemm bench --shapes /tmp/one.csv --vs cudnn --iters 2 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Grid Size|Registers Per|Dynamic Shared" | awk '/\(/{k=$0; c[k]++} c[k]<=1' | head -60
@@ -169,7 +208,7 @@ stage_fusediag() {
   grep -E "^(r50_l4_3x3_512|r50_l4_1x1_1024_512|vgg_3x3_128|vgg_3x3_64|r50_l1_1x1_64_64|sd_unet_3x3_320|r50_l2_3x3_128)," "$IGEMM_SHAPES" > /tmp/fd.csv
   timeout 60 ./build/igemm bench --shapes /tmp/fd.csv --iters 50 2>/dev/null | grep " sm90 " | awk '{print "parts=plain", $1, $3}' >> "$OUT/diag.log"
   for parts in b r a br bra; do
-    IGEMM_BENCH_FUSED_PARTS=$parts timeout 60 ./build/igemm bench --fused --shapes /tmp/fd.csv --iters 50 2>/dev/null | grep " sm90 " | awk -v p=$parts '{print "parts=" p, $1, $3}' >> "$OUT/diag.log"
+    timeout 60 ./build/igemm bench --fused --fused-parts $parts --shapes /tmp/fd.csv --iters 50 2>/dev/null | grep " sm90 " | awk -v p=$parts '{print "parts=" p, $1, $3}' >> "$OUT/diag.log"
   done
   grep "^parts=" "$OUT/diag.log" | sort -k2,2 -s | awk '{printf "%-24s %-12s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
   grep -E "^r50_l4_3x3_512," "$IGEMM_SHAPES" > /tmp/one.csv
@@ -177,34 +216,16 @@ stage_fusediag() {
     ./build/igemm bench --fused --shapes /tmp/one.csv --iters 3 --warmup 1 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?" >> "$OUT/diag.log"
   ncu -i /tmp/fd.ncu-rep --page details 2>&1 | grep -E "igemm_|Duration" >> "$OUT/diag.log"
   ncu -i /tmp/fd.ncu-rep --page source --csv --print-source sass > /tmp/fd.csv 2>&1
-  python3 tools/ncu_top.py /tmp/fd.csv 30 >> "$OUT/diag.log"
-}
-stage_cluster() {
-  stamp cluster
-  # 2x1 clusters (filter multicast) under the sanitizers, forced on; then on against off, plain and fused
-  for s in "odd_m,1,19,20,64,200,3,3,1,1,1,1,1,1" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1"; do
-    for tool in memcheck racecheck synccheck; do
-      IGEMM_SM90_CLUSTER=2 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none >> "$CHK" 2>&1; rc=$?
-      note "sanitize cluster $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
-    done
-  done
-  IGEMM_SM90_CLUSTER=2 timeout 120 ./build/igemm check --shapes "$IGEMM_SHAPES" --epilogue none,full > /tmp/cl_check.log 2>&1
-  note "check, clusters forced (rc=$?): $(grep -c ' PASS' /tmp/cl_check.log) PASS, $(grep -c ' FAIL' /tmp/cl_check.log) FAIL"
-  { echo "=== ncu cluster launch r50_l3_3x3_256"; IGEMM_SM90_CLUSTER=2 timeout 120 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 2 --launch-count 1 --section LaunchStats --section Occupancy \
-      ./build/igemm run --shape "r50_l3_3x3_256,32,14,14,256,256,3,3,1,1,1,1,1,1" --iters 2 --warmup 1 2>&1 | grep -iE "cluster|Grid Size|Waves|Duration"; } >> "$CHK"
-  for f in "" 1; do
-    AB_FUSED=$f AB_OLD_ENV=IGEMM_SM90_CLUSTER=1 AB_NEW_ENV=IGEMM_SM90_CLUSTER=2 OUT=/tmp/ab bash tools/ab_bench.sh build build > /tmp/ab_res.txt 2>&1
-    { echo "=== cluster 2 (new) vs 1 (old)${f:+, fused}"; cat /tmp/ab_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
-  done
+  python3 dev/probes/ncu_top.py /tmp/fd.csv 30 >> "$OUT/diag.log"
 }
 stage_smemdiag() {
   stamp smemdiag
   # what bounds the 104-CTA r50_l4 tiles: SOL (SM, L1/shared, L2) and pipes, ours (128x64; 128x128 split 2) and cuDNN
   s="r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1"; echo "$s" > /tmp/one.csv
-  for cfg in "IGEMM_SM90_PDL=0" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_SPLIT=2" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=2"; do
-    { echo "=== smemdiag ours [$cfg]"; env $cfg ./build/igemm run --shape "$s" --iters 20 --warmup 5 2>&1 | tail -3
-      env $cfg timeout 150 ncu --clock-control none -k regex:"igemm_sm90" --launch-skip 4 --launch-count 2 --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
-        ./build/igemm run --shape "$s" --iters 3 --warmup 2 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Busy|Shared|Pipe|Issue|Executed Ipc|Bank" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | head -70; } >> "$OUT/diag.log" 2>&1
+  for h in "pdl=-1" "tile=128x128,split_k=2" "tile=256x128"; do
+    { echo "=== smemdiag ours [$h]"; ./build/igemm run --shape "$s" --iters 20 --warmup 5 --hints "$h" 2>&1 | tail -3
+      timeout 150 ncu --clock-control none -k regex:"igemm_sm90" --launch-skip 4 --launch-count 2 --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        ./build/igemm run --shape "$s" --iters 3 --warmup 2 --hints "$h" 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Busy|Shared|Pipe|Issue|Executed Ipc|Bank" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | head -70; } >> "$OUT/diag.log" 2>&1
   done
   { echo "=== smemdiag cuDNN"; timeout 150 ncu --clock-control none -k regex:"sm90_xmma|cutlass|nvjet|implicit" --launch-skip 3 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
       ./build/igemm bench --shapes /tmp/one.csv --vs cudnn --iters 3 --warmup 1 2>&1 | grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Busy|Shared|Pipe|Issue|Executed Ipc|Bank" | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | head -40; } >> "$OUT/diag.log" 2>&1
@@ -212,10 +233,10 @@ stage_smemdiag() {
 }
 stage_stagesweep() {
   stamp stagesweep
-  # how the time scales with the operand ring's depth (IGEMM_SM90_STAGES caps it): latency-bound tiles scale with the bytes in flight
+  # how the time scales with the operand ring's depth (the stages hint caps it): latency-bound tiles scale with the bytes in flight
   for s in "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" "r50_l4_1x1_2048_512,32,7,7,2048,512,1,1,1,1,0,0,1,1" "r50_l3_1x1_512_256,32,14,14,512,256,1,1,1,1,0,0,1,1" "vgg_3x3_512,16,28,28,512,512,3,3,1,1,1,1,1,1" "sd_vae_3x3_256,1,256,256,256,256,3,3,1,1,1,1,1,1"; do
     for st in 3 4 5 6 7 8; do
-      t=$(IGEMM_SM90_STAGES=$st timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 2>&1 | grep -E "time:|stages" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*/tile \1 stages \2/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
+      t=$(timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 --hints "stages=$st" 2>&1 | grep -E "time:|stages" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*/tile \1 stages \2/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
       echo "stagesweep ${s%%,*} cap $st: $t" | tee -a "$SUMMARY" >> "$OUT/diag.log"
     done
   done
@@ -224,43 +245,27 @@ stage_l4tiles() {
   stamp l4tiles
   # other tiles for the 104-CTA r50_l4 layers, per call, ours only: one consumer per 128x64 tile (ping-pong instance), by ring depth
   for s in "r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1" "r50_l4_1x1_2048_512,32,7,7,2048,512,1,1,1,1,0,0,1,1"; do
-    for cfg in "IGEMM_L4TILES=default" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=64 IGEMM_SM90_FORCE_WM=2 IGEMM_SM90_BREUSE=0" "IGEMM_SM90_PINGPONG=1 IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=2" "IGEMM_SM90_FORCE_BN=128 IGEMM_SM90_FORCE_WM=1 IGEMM_SM90_FORCE_SPLIT=2"; do
-      t=$(env $cfg timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 2>&1 | grep -E "time:|plan:" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*(grid [0-9]+).*/tile \1 stages \2 \3/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
+    for cfg in default "kernel=pingpong,tile=128x64" "kernel=pingpong,tile=128x64,filter_resident=-1" "kernel=pingpong,tile=128x128" "tile=128x128,split_k=2"; do
+      h=$cfg; [ "$h" = default ] && h=""
+      t=$(timeout 60 ./build/igemm run --shape "$s" --iters 60 --warmup 10 ${h:+--hints "$h"} 2>&1 | grep -E "time:|plan:" | sed -E 's/.*tile ([0-9x]+)x64, ([0-9]+) stages.*(grid [0-9]+).*/tile \1 stages \2 \3/; s/.*time: ([0-9.]+) us median.*/\1 us/' | paste -sd' ')
       echo "l4tiles ${s%%,*} [$cfg]: $t" | tee -a "$SUMMARY" >> "$OUT/diag.log"
     done
   done
 }
 stage_knobsweep() {
   stamp knobsweep
-  # ours only, back to back (KS_TIMING=per-call for the default timing), on KS_SHAPES (regex of names), under each planner setting in KS_CFGS ('|'-separated VAR=value lists), plain and fused (KS_FUSED_ONLY=1: fused only), twice
+  # ours only, back to back (KS_TIMING=per-call for the default timing), on KS_SHAPES (regex of names), under each setting in KS_CFGS ('|'-separated hint texts, "default" for the planner's plan), plain and fused (KS_FUSED_ONLY=1: fused only), twice
   grep -E "^(${KS_SHAPES:-vgg_3x3_256|sd_vae_3x3_256}),"  "$IGEMM_SHAPES" > /tmp/ks.csv
-  IFS='|' read -r -a cfgs <<< "${KS_CFGS:-IGEMM_KS=default}"
+  IFS='|' read -r -a cfgs <<< "${KS_CFGS:-default}"
   for rep in 1 2; do
     for cfg in "${cfgs[@]}"; do
       fl=("" "--fused"); [ -n "${KS_FUSED_ONLY:-}" ] && fl=("--fused")
       for f in "${fl[@]}"; do
-        env $cfg timeout 120 ./build/igemm bench --shapes /tmp/ks.csv --timing ${KS_TIMING:-back-to-back} $f --iters 30 --warmup 5 2>&1 | grep -E " sm90 " | awk -v c="$cfg" -v f="${f:-plain}" -v r=$rep '{printf "knobsweep %-6s rep %d %-22s %8s us  [%s]\n", f, r, $1, $3, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
+        h=$cfg; [ "$h" = default ] && h=""
+        timeout 120 ./build/igemm bench --shapes /tmp/ks.csv --timing ${KS_TIMING:-back-to-back} $f --iters 30 --warmup 5 ${h:+--hints "$h"} 2>&1 | grep -E " sm90 " | awk -v c="$cfg" -v f="${f:-plain}" -v r=$rep '{printf "knobsweep %-6s rep %d %-22s %8s us  [%s]\n", f, r, $1, $3, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
       done
     done
   done
-}
-stage_cldiag() {
-  stamp cldiag
-  # where a 2x1-cluster kernel waits, against the same problem without clusters (ncu stall samples)
-  for cl in 1 2; do
-    s=${CLDIAG_SHAPE:-"r50_l4_3x3_512,32,7,7,512,512,3,3,1,1,1,1,1,1"}
-    { echo "=== cldiag cluster $cl ${s%%,*}"; IGEMM_SM90_CLUSTER=$cl timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --import-source yes -o /tmp/cl$cl -f \
-        ./build/igemm run --shape "$s" --iters 3 --warmup 2 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
-      ncu -i /tmp/cl$cl.ncu-rep --page details 2>&1 | grep -E "Duration|Throughput|Warp Cycles Per Issued|Issued Warp"
-      ncu -i /tmp/cl$cl.ncu-rep --page source --csv --print-source sass > /tmp/cl$cl.csv 2>&1
-      python3 tools/ncu_top.py /tmp/cl$cl.csv 24; } >> "$OUT/diag.log" 2>&1
-  done
-  grep -E "=== cldiag|Duration" "$OUT/diag.log" | tee -a "$SUMMARY"
-  grep -E "^(r50_l1_1x1_64_64|r50_l3_3x3_256|r50_l4_3x3_512|vgg_3x3_64|vgg_3x3_128)," "$IGEMM_SHAPES" > /tmp/cd.csv
-  for cl in 1 2 1 2; do
-    IGEMM_SM90_CLUSTER=$cl timeout 60 ./build/igemm bench --shapes /tmp/cd.csv --iters 40 2>/dev/null | grep " sm90 " | awk -v c=$cl '{print "cluster=" c, $1, $3}' >> "$OUT/diag.log"
-  done
-  grep "^cluster=" "$OUT/diag.log" | sort -k2,2 -s | awk '{printf "%-24s %-12s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
 }
 stage_epidiag() {
   stamp epidiag
@@ -268,31 +273,31 @@ stage_epidiag() {
   # layer: where the general instance's extra time goes (ncu stall samples per SASS line)
   grep -E "^${EPIDIAG_LAYER:-vgg_3x3_64}," "$IGEMM_SHAPES" > /tmp/ed.csv
   for parts in ${EPIDIAG_PARTS:-plain a}; do
-    if [ $parts = plain ]; then F=""; else F="--fused"; fi
-    { echo "=== epidiag $parts"; IGEMM_BENCH_FUSED_PARTS=$parts timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats --import-source yes -o /tmp/ed_$parts -f \
+    if [ $parts = plain ]; then F=""; else F="--fused --fused-parts $parts"; fi
+    { echo "=== epidiag $parts"; timeout 150 ncu --clock-control none -k regex:igemm_sm90_conv --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters --section InstructionStats --import-source yes -o /tmp/ed_$parts -f \
         ./build/igemm bench $F --shapes /tmp/ed.csv --iters 3 --warmup 1 > /tmp/ncu_run.log 2>&1; echo "ncu rc=$?"
       ncu -i /tmp/ed_$parts.ncu-rep --page details 2>&1 | grep -E "igemm_sm90|Duration|Throughput|Warp Cycles Per Issued|Executed Instructions  |Issued Instructions  "
       ncu -i /tmp/ed_$parts.ncu-rep --page source --csv --print-source sass > /tmp/ed_$parts.csv 2>&1
-      python3 tools/ncu_top.py /tmp/ed_$parts.csv 40; } >> "$OUT/diag.log" 2>&1
+      python3 dev/probes/ncu_top.py /tmp/ed_$parts.csv 40; } >> "$OUT/diag.log" 2>&1
   done
   grep -E "=== epidiag|Duration|igemm_sm90" "$OUT/diag.log" | cut -c1-160 | tee -a "$SUMMARY"
 }
 stage_splitsweep() {
   stamp splitsweep
-  # split-K x tile on the small-M, long-K layers (ours only)
+  # split-K x tile on the small-M, long-K layers (ours only; WM:BN:split, tile 128*WM x BN)
   grep -E "^(r50_l4_3x3_512|r50_l4_3x3s2_512|r50_l4_1x1_1024_512|r50_l4_1x1_2048_512|r50_l4_1x1_512_2048|r50_l3_1x1_1024_256|sd_vae_3x3_512)," "$IGEMM_SHAPES" > /tmp/ss.csv
   timeout 60 ./build/igemm bench --shapes /tmp/ss.csv --iters 50 2>/dev/null | grep " sm90 " | awk '{print "split=auto", $1, $3}' >> "$OUT/bench.log"
   for cfg in 1:64:2 1:64:3 1:128:2 1:128:3 1:128:4 2:128:2 2:128:4 1:256:2; do
     IFS=: read wm bn sp <<< "$cfg"
-    IGEMM_SM90_FORCE_WM=$wm IGEMM_SM90_FORCE_BN=$bn IGEMM_SM90_FORCE_SPLIT=$sp timeout 60 ./build/igemm bench --shapes /tmp/ss.csv --iters 50 2>/dev/null | grep " sm90 " | awk -v c=$cfg '{print "split=" c, $1, $3}' >> "$OUT/bench.log"
+    timeout 60 ./build/igemm bench --shapes /tmp/ss.csv --iters 50 --hints "tile=$((128 * wm))x$bn,split_k=$sp" 2>/dev/null | grep " sm90 " | awk -v c=$cfg '{print "split=" c, $1, $3}' >> "$OUT/bench.log"
   done
   grep "^split=" "$OUT/bench.log" | sort -k2,2 -k3,3n | awk '{printf "%-24s %-14s %8s\n", $2, $1, $3}' | tee -a "$SUMMARY"
 }
 stage_sweep() {
   stamp sweep
-  # every tile shape (WM x BN) on every layer, plain bf16, ours only: calibrates the planner
+  # every two-consumer row tile (WM:BN: 128*WM x BN) on every layer, plain bf16, ours only: calibrates the planner's cost model
   for cfg in 1:64 1:128 1:256 2:64 2:128; do
-    IGEMM_SM90_FORCE_WM=${cfg%%:*} IGEMM_SM90_FORCE_BN=${cfg##*:} timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
+    timeout 150 ./build/igemm bench --shapes "$IGEMM_SHAPES" --iters 40 --warmup 5 --hints "tile=$((128 * ${cfg%%:*}))x${cfg##*:}" 2>/dev/null | grep -E " sm90 " | awk -v c=$cfg '{print "tile=" c, $1, $3}' >> "$OUT/bench.log"
   done
   python3 - "$OUT/bench.log" <<'PY' | tee -a "$SUMMARY"
 import sys, collections
@@ -319,7 +324,7 @@ stage_b2b() {
 # the stem-rows family (conv2d_stem.cu) alone: its tests and the fold's, igemm check of ResNet-50
 # conv1 (every epilogue, bf16 and fp16; raw mode and pre-pass mode), compute-sanitizer on four stems
 # (pre-pass and raw mode, each also on a 3-CTA grid), conv1 against cuDNN, plain and fused, and
-# raw mode against the pre-pass (IGEMM_SM90_STEM_RAW=0) in 3 alternating rounds
+# raw mode against the pre-pass (hint stem_prepass=1) in 3 alternating rounds
 stage_stem() {
   stamp stem
   timeout 300 ./build/igemm_tests sm90_stem > "$OUT/stem_tests.log" 2>&1; rc=$?
@@ -328,25 +333,26 @@ stage_stem() {
   grep -E "FAIL|fail" "$OUT/stem_tests.log" | head -20 | tee -a "$SUMMARY"
   for dt in bf16 fp16; do
     for raw in 1 0; do
-      IGEMM_SM90_STEM_RAW=$raw timeout 200 ./build/igemm check --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --dtype $dt --epilogue all > /tmp/igemm_stem.log 2>&1; rc=$?
+      h=""; [ $raw = 0 ] && h="stem_prepass=1"
+      timeout 200 ./build/igemm check --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --dtype $dt --epilogue all ${h:+--hints "$h"} > /tmp/igemm_stem.log 2>&1; rc=$?
       cat /tmp/igemm_stem.log >> "$CHK"
       note "stem check conv1 $dt raw=$raw (rc=$rc): $(tail -1 /tmp/igemm_stem.log)"
     done
   done
   for s in "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "rstem_raw,2,40,40,3,64,7,7,2,2,3,3,1,1" "rstem_raw_g3,1,21,296,3,64,7,7,2,2,3,3,1,1"; do
+    h=$(san_hints "${s%%,*}")
     for tool in memcheck racecheck synccheck; do
-      case "$s" in *_g3*) export IGEMM_SM90_GRID=3;; *) unset IGEMM_SM90_GRID;; esac
-      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none,bias-residual-relu >> "$CHK" 2>&1; rc=$?
+      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none,bias-residual-relu ${h:+--hints "$h"} >> "$CHK" 2>&1; rc=$?
       note "stem sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY' "$CHK" | tail -1)"
     done
   done
-  unset IGEMM_SM90_GRID
   timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --dtype bf16 > "$OUT/stem_bench.log" 2>&1
   timeout 200 ./build/igemm bench --shape "r50_conv1,32,224,224,3,64,7,7,2,2,3,3,1,1" --vs cudnn --fused --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
   for round in 1 2 3; do
     for raw in 1 0; do
+      h=""; [ $raw = 0 ] && h="stem_prepass=1"
       for f in "" "--fused"; do
-        IGEMM_SM90_STEM_RAW=$raw timeout 200 ./build/igemm bench --shape "r50_conv1_raw${raw}${f:+_fused}_r$round,32,224,224,3,64,7,7,2,2,3,3,1,1" $f --dtype bf16 >> "$OUT/stem_bench.log" 2>&1
+        timeout 200 ./build/igemm bench --shape "r50_conv1_raw${raw}${f:+_fused}_r$round,32,224,224,3,64,7,7,2,2,3,3,1,1" $f --dtype bf16 ${h:+--hints "$h"} >> "$OUT/stem_bench.log" 2>&1
       done
     done
   done
@@ -379,21 +385,21 @@ stage_pybench() {
 stage_abfused() {
   stamp abfused
   # fused conv+bias+residual+ReLU, ours only: the build in $AB_OLD (carried, e.g. out/old) against build/
-  AB_FUSED=1 OUT=/tmp/abf bash tools/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abf_res.txt 2>&1
+  AB_FUSED=1 OUT=/tmp/abf bash scripts/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abf_res.txt 2>&1
   { echo "=== fused A/B: build (new) vs ${AB_OLD:-out/old} (old)"; cat /tmp/abf_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
 }
 stage_abplain() {
   stamp abplain
-  OUT=/tmp/abp bash tools/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abp_res.txt 2>&1
+  OUT=/tmp/abp bash scripts/ab_bench.sh "${AB_OLD:-out/old}" build > /tmp/abp_res.txt 2>&1
   { echo "=== plain A/B: build (new) vs ${AB_OLD:-out/old} (old)"; cat /tmp/abp_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
 }
 stage_abknob() {
   stamp abknob
-  # one build, two planner settings (AB_KNOB_OLD / AB_KNOB_NEW: VAR=value words) on AB_KNOB_SHAPES
-  # (a regex of layer names; default all), plain or (AB_KNOB_FUSED=1) fused
+  # one build, two planner settings (AB_KNOB_OLD / AB_KNOB_NEW: hint texts, empty = the planner's
+  # plan) on AB_KNOB_SHAPES (a regex of layer names; default all), plain or (AB_KNOB_FUSED=1) fused
   grep -E "^(${AB_KNOB_SHAPES:-.*})," "$IGEMM_SHAPES" > /tmp/abk.csv
-  IGEMM_SHAPES=/tmp/abk.csv AB_FUSED=${AB_KNOB_FUSED:-} AB_OLD_ENV="${AB_KNOB_OLD:-}" AB_NEW_ENV="${AB_KNOB_NEW:-}" OUT=/tmp/abk \
-    bash tools/ab_bench.sh build build > /tmp/abk_res.txt 2>&1
+  IGEMM_SHAPES=/tmp/abk.csv AB_FUSED=${AB_KNOB_FUSED:-} AB_OLD_HINTS="${AB_KNOB_OLD:-}" AB_NEW_HINTS="${AB_KNOB_NEW:-}" OUT=/tmp/abk \
+    bash scripts/ab_bench.sh build build > /tmp/abk_res.txt 2>&1
   { echo "=== knob A/B${AB_KNOB_FUSED:+ (fused)}: new [${AB_KNOB_NEW:-}] vs old [${AB_KNOB_OLD:-}]"; cat /tmp/abk_res.txt; } | tee -a "$SUMMARY" >> "$OUT/bench.log"
 }
 stage_dnncfg() {

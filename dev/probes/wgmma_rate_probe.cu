@@ -1,5 +1,5 @@
 /*
- * tools/wgmma_rate_probe.cu — how fast does wgmma .m64nNk16 (bf16, fp32 accumulate) run per SM
+ * dev/probes/wgmma_rate_probe.cu — how fast does wgmma .m64nNk16 (bf16, fp32 accumulate) run per SM
  * when both operands come from shared memory (SS) against A from registers (RS), for the N of
  * our tiles (56, 64, 112, 128, 208, 256)? The question behind an A-from-registers path: with SS
  * every m64nNk16 reads 2 KB of A and 32N B of B from shared memory for 64*N*16 MACs, i.e.
@@ -10,8 +10,8 @@
  * on 128B-swizzled K-major tiles filled with small bf16 values. Each warpgroup's first thread
  * records clock64() around its loop; the report is MACs per clock per SM (the SM's total over
  * the slowest warpgroup's cycles), median over CTAs.
- *   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Iinclude -o build/wgmma_rate_probe tools/wgmma_rate_probe.cu
- *   build/wgmma_rate_probe
+ *   make -C dev/probes
+ *   build/probes/wgmma_rate_probe            (results: docs/decisions.md "wgmma-operand-rate", S16-1)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,9 +20,9 @@
 #include <cuda_runtime.h>
 
 #include "probe_util.h" /* CK() */
-#include "../src/ptx/fence.cuh"
-#include "../src/ptx/mbarrier.cuh" /* ptx_cvta_to_shared */
-#include "../src/ptx/wgmma.cuh"
+#include "../../src/ptx/fence.cuh"
+#include "../../src/ptx/mbarrier.cuh" /* ptx_cvta_to_shared */
+#include "../../src/ptx/wgmma.cuh"
 
 #define ITERS 256
 

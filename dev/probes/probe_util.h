@@ -1,9 +1,9 @@
 /*
- * tools/probe_util.h — what the stand-alone probes (placement_probe.c, phase_probe.c) share: a
- * CUDA-call check that exits with the call's text, and a device buffer of pseudo-random bf16.
+ * dev/probes/probe_util.h — what the stand-alone probes share: a CUDA-call check that exits with
+ * the call's text, and a device buffer of pseudo-random bf16 (placement_probe.c).
  */
-#ifndef IGEMM_TOOLS_PROBE_UTIL_H
-#define IGEMM_TOOLS_PROBE_UTIL_H
+#ifndef IGEMM_DEV_PROBE_UTIL_H
+#define IGEMM_DEV_PROBE_UTIL_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -38,4 +38,4 @@ static void *alloc_random(size_t elems, uint64_t seed)
     return d;
 }
 
-#endif /* IGEMM_TOOLS_PROBE_UTIL_H */
+#endif /* IGEMM_DEV_PROBE_UTIL_H */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ncu_top.py — condense an `ncu --page source --csv --print-source sass` dump: the SASS
 instructions with the most warp-stall samples, and the stall-reason columns summed.
-usage: ncu_top.py SRC.csv [N]"""
+usage: dev/probes/ncu_top.py SRC.csv [N]   (scripts/gpu_check.sh's Nsight Compute stages call it)"""
 import csv, sys
 
 def num(x):

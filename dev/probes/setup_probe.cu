@@ -1,16 +1,16 @@
 /*
- * tools/setup_probe.cu — what the first microsecond of an sm90 CTA costs, step by step, on a
+ * dev/probes/setup_probe.cu — what the first microsecond of an sm90 CTA costs, step by step, on a
  * stand-alone kernel shaped like ours (384 threads, ~1 KB of __grid_constant__ parameters,
- * 200 KB of dynamic shared memory), so that each step of the conv kernel's set-up (docs/perf.md
- * S12-5: ~1 us from CTA entry to the first TMA load) can be priced on its own:
+ * 200 KB of dynamic shared memory), so that each step of the conv kernel's set-up (docs/decisions.md
+ * "launch-overhead", S12-5: ~1 us from CTA entry to the first TMA load; the results are S13-1) can be priced on its own:
  *   a first read of a parameter line, a second line, the same line again;
  *   26 mbarrier.init by one thread, the same 26 spread over 26 threads;
  *   fence.mbarrier_init, __syncthreads, setmaxnreg.
  * Thread 0 of CTA 0 records clock64() after each step (each read's value is consumed by an
  * instruction before the clock is read, so the load's latency is inside the step).
- *   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -Iinclude -o build/setup_probe tools/setup_probe.cu
- *   build/setup_probe            (L2 flushed by a 96 MB memset before each launch)
- *   PROBE_NOFLUSH=1 build/setup_probe
+ *   make -C dev/probes
+ *   build/probes/setup_probe            (L2 flushed by a 96 MB memset before each launch)
+ *   PROBE_NOFLUSH=1 build/probes/setup_probe
  */
 #include <stdint.h>
 #include <stdio.h>
