@@ -138,7 +138,8 @@ $(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)
 ARCHIVE := $(BUILD)/libigemm.a
 $(ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	$(Q)ar rcs $@ $^
 
 $(TESTS): $(TEST_SRCS) $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h)
 	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
@@ -170,7 +171,11 @@ install: $(LIB) $(CLI)
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION)
 	cd $(DESTDIR)$(PREFIX)/lib && ln -sf libigemm.so.$(VERSION) $(SONAME) && ln -sf $(SONAME) libigemm.so
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' pkg/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+
+# the diagnostic probes (dev/probes/) into build/probes/
+probes: $(LIB)
+	$(MAKE) -C dev/probes BUILD=$(abspath $(BUILD)) CUDA_HOME=$(CUDA_HOME) NVCC=$(NVCC)
 
 clean:
 	rm -rf $(BUILD)

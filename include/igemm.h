@@ -149,7 +149,8 @@ typedef struct igemm_plan_hints {
     int stages;          /* at most this many operand pipeline stages (>= 2) */
     int split_k;         /* split K over this many partial sums (>= 1; row tiles only) */
     int grid;            /* at most this many CTAs (persistent kernels) */
-    int staging_boxes;   /* epilogue staging boxes per consumer (1..6) */
+    int staging_boxes;   /* epilogue staging boxes per consumer: fused ping-pong 2..6, pixels_n 1..2,
+                            halo_rows 1..3 (other plans have a fixed count and refuse the hint) */
     int filter_resident; /* 1: keep the filter in shared memory where the kernel can; -1: never */
     int pdl;             /* programmatic dependent launch: 1 on any grid, -1 off */
     int rows_per_tile;   /* halo_rows: output rows per tile (1 or 2) */

@@ -8,7 +8,7 @@ calls after --warmup calls; the GPU is kept busy (torch.cuda._sleep) while the c
 enqueued, so Python / launch overhead is not counted, and inputs rotate over more than twice
 the L2 cache so each call reads them from HBM. cuDNN runs with torch.backends.cudnn.benchmark.
 
-    python python/bench.py [--shapes shared/bench/shapes.csv] [--dtype bf16] \
+    python python/bench.py [--shapes bench/shapes.csv] [--dtype bf16] \
         [--png bench_speedup.png] [--csv bench.csv] [--only REGEX] [--no-compile]
 
 Prints a table on stdout, progress on stderr.
@@ -39,12 +39,7 @@ def default_shapes():
     env = os.environ.get("IGEMM_SHAPES")
     if env:
         return env
-    root = os.path.dirname(HERE)
-    for cand in (os.path.join(root, "..", "shared", "bench", "shapes.csv"),
-                 os.path.join(root, "shared", "bench", "shapes.csv")):
-        if os.path.exists(cand):
-            return os.path.normpath(cand)
-    return os.path.join(root, "..", "shared", "bench", "shapes.csv")
+    return os.path.join(os.path.dirname(HERE), "bench", "shapes.csv")  # the repository's suite
 
 
 def read_shapes(path):

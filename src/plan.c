@@ -255,6 +255,9 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
     char why[256];
     const igemm_conv_params_t *p = &plan->params;
 
+    /* the fallback for unaligned pointers is planned without a kernel hint (it names an sm90 kernel) */
+    igemm_plan_hints_t fallback_hints = plan->hints;
+    fallback_hints.kernel = IGEMM_KERNEL_AUTO;
     plan->main.family = plan->inner.family = plan->fallback.family = NULL;
     for (int i = 0; i < N_FAMILIES; i++) {
         const igemm_family_t *f = k_families[i];
@@ -267,11 +270,11 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
          * without them is the fallback for run-time misalignment (the refusals on the way are
          * part of the description) */
         why[0] = '\0';
-        if (!f->supports(p, &plan->dev, &plan->hints, why, sizeof why)) {
+        if (!f->supports(p, &plan->dev, f->needs_16b ? &plan->hints : &fallback_hints, why, sizeof why)) {
             appendf(why_all, sizeof why_all, "%s not taken: %s. ", f->name, why);
             continue;
         }
-        if (!f->needs_16b && f->rewrite == NULL && stage_configure(&plan->fallback, f, p, &plan->dev, &plan->hints))
+        if (!f->needs_16b && f->rewrite == NULL && stage_configure(&plan->fallback, f, p, &plan->dev, &fallback_hints))
             break;
     }
     if (plan->main.family == NULL) {
@@ -285,8 +288,8 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
     if (plan->fallback.family == NULL && plan->main.family->needs_16b) {
         for (int i = 0; i < N_FAMILIES; i++) {
             const igemm_family_t *f = k_families[i];
-            if (f->needs_16b || f->rewrite || !f->supports(p, &plan->dev, &plan->hints, why, sizeof why)) continue;
-            if (stage_configure(&plan->fallback, f, p, &plan->dev, &plan->hints)) break;
+            if (f->needs_16b || f->rewrite || !f->supports(p, &plan->dev, &fallback_hints, why, sizeof why)) continue;
+            if (stage_configure(&plan->fallback, f, p, &plan->dev, &fallback_hints)) break;
         }
     }
 

@@ -82,16 +82,13 @@ def epilogue_f64(acc, alpha, scale, bias, beta, residual, act):
 
 
 def find_shapes_csv():
-    """shapes.csv: $IGEMM_SHAPES, else ../shared/bench/shapes.csv from the repository root."""
+    """shapes.csv: $IGEMM_SHAPES, else the repository's bench/shapes.csv."""
     env = os.environ.get("IGEMM_SHAPES")
     if env:
         return env if os.path.exists(env) else None
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    for cand in (os.path.join(root, "..", "shared", "bench", "shapes.csv"),
-                 os.path.join(root, "shared", "bench", "shapes.csv")):
-        if os.path.exists(cand):
-            return os.path.normpath(cand)
-    return None
+    cand = os.path.join(root, "bench", "shapes.csv")
+    return cand if os.path.exists(cand) else None
 
 
 def read_shapes(path):

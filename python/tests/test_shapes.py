@@ -1,4 +1,4 @@
-"""Every layer of shared/bench/shapes.csv on the GPU against float64 torch (skips without
+"""Every layer of bench/shapes.csv on the GPU against float64 torch (skips without
 torch + CUDA, or without the file). Batch reduced to 2 for speed, except FULL_BATCH layers."""
 
 import zlib

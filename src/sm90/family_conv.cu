@@ -140,19 +140,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     const bool general = sm90_general_epilogue(p) && pl->split_k <= 1;
     /* TMA stores of y: y of the input dtype, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, pl->split_k);
-    if (st->kern == NULL) { /* the plan's instance: (kernel, dtype, tile, consumers, epilogue, store) */
+    if (st->kern == NULL) { /* the plan's instance, found once */
         sm90_instance_t key;
-        memset(&key, 0, sizeof key);
-        key.kernel = pl->kernel;
-        key.dtype = (int)p->in_dtype;
-        key.bm = pl->bm;
-        key.bn = bn;
-        key.wm = pl->wm;
-        key.nc = pl->consumers;
-        key.bres = pl->b_reuse;
-        key.rows = pl->halo ? pl->halo : 1;
-        key.tma = tma_store != 0;
-        key.epi = general ? sm90_epi_kind(p) : 0;
+        igemm_sm90_conv_instance_key(p, pl, &key);
         st->kern = (sm90_kernel_fn)igemm_sm90_instance_find(&key);
         if (st->kern == NULL)
             return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR,

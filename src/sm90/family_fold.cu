@@ -1,11 +1,11 @@
 /*
- * conv2d_fold.cu — the sm90 path for convolutions with few input channels (the first layer of
+ * family_fold.cu — the sm90 path for convolutions with few input channels (the first layer of
  * an image network: c = 3), which the TMA im2col path cannot take (a pixel row of c*2 bytes must
  * be a multiple of 16). Exports igemm_family_sm90_fold (path IGEMM_PATH_SM90). Layers of c <= 4
- * with stride 2 along W go to the stem-rows family first (conv2d_stem.cu: no folded copy; ResNet-50
+ * with stride 2 along W go to the stem-rows family first (family_stem.cu: no folded copy; ResNet-50
  * conv1 3x faster than the fold below); the layers it does not take come here.
  *
- * ALGORITHM: fold filter taps into channels, then run the sm90 kernel (conv2d_fprop.cu).
+ * ALGORITHM: fold filter taps into channels, then the sm90 conv kernels on the folded problem (family_conv.cu).
  *   F filter rows (1 <= F <= floor(64 / (S*C))) and all S filter columns are folded into one
  *   pixel of C' = roundup(F*S*C, 8) <= 64 channels of a workspace tensor x' (channels >= F*S*C
  *   are zero):
@@ -23,7 +23,7 @@
  *   per million x' elements) and the conv reads x'; each k-block is a full 64-channel wgmma step
  *   whatever C' is (TMA zero-fills channels >= C'). The model
  *       t(F) = 1.26e-6 us * x' elements + max((x' + y bytes) / 3e6 B/us, M*N*R'*64*2 / 2.7e8 flop/us)
- *   was fitted to ResNet-50 conv1 (7x7, c = 3, stride 2, n = 32) on an H100 (docs/perf.md S7-5,
+ *   was fitted to ResNet-50 conv1 (7x7, c = 3, stride 2, n = 32) on an H100 (docs/decisions.md "fold", S7-5,
  *   ncu, fold pre-pass + conv): F = 1 (C' = 24, R' = 7, x' 39 MB) 27 + 107 us, F = 2 (C' = 48,
  *   R' = 4, x' 79 MB) 50 + 48 us, F = 3 (C' = 64, R' = 3, x' 105 MB) 64 + 54 us; it picks
  *   F = 2 there (end to end 105 us against 131 for F = 3, the fold of sessions 1-6).

@@ -1,8 +1,8 @@
 /*
- * conv2d_stem.cu — the sm90 stem path: convolutions of c <= 4 input channels with stride 2 along
+ * family_stem.cu — the sm90 stem path: convolutions of c <= 4 input channels with stride 2 along
  * W (the first layer of image networks: ResNet's 7x7/2, the 3x3/2 stems), without an im2col
  * copy of the input. Exports igemm_family_sm90_stem (path IGEMM_PATH_SM90); tried before the
- * fold family (conv2d_fold.cu), which takes the c < 8 layers this one does not.
+ * fold family (family_fold.cu), which takes the c < 8 layers this one does not.
  *
  * ALGORITHM: pixels as the wgmma N, a tile's input rows staged once, the filter taps read from
  *   them through shifted shared-memory descriptors.
@@ -43,7 +43,7 @@
  * LAYOUTS: x NHWC (c <= 4), w KRSC, y and residual NHWC of the input dtype, k <= 64, k % 8 == 0.
  *   Pre-pass mode: x4 [n][h][2 W2][4] in the plan's workspace (raw mode: no workspace).
  * TILE: TP = 112 or 128 output pixels x 64 channels, fp32 accumulators (TP/2 per thread).
- * KERNEL (conv2d_stem_kernel.cuh): persistent (grid = min(tiles, SMs)), a producer warpgroup
+ * KERNEL (conv_stem_rows.cuh): persistent (grid = min(tiles, SMs)), a producer warpgroup
  *   (warp 0: one stage per tile; warp 1: each tile's residual into its consumer's staging box)
  *   and 3 consumer warpgroups taking the CTA's tiles in turn (one consumer's epilogue runs under
  *   the others' MMAs; raw mode: its repack too); full/empty barriers per stage, rfull/rempty per
@@ -136,20 +136,11 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_family_
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: workspace of %zu B missing or plan changed",
                                cfg->workspace_bytes);
     uint8_t *x4 = (uint8_t *)workspace;
-    const int epi = sm90_epi_kind(p);
-    sm90_instance_t key; /* the stem instance: (dtype, TP, R, KS, epilogue) */
-    memset(&key, 0, sizeof key);
-    key.kernel = IGEMM_KERNEL_STEM_ROWS;
-    key.dtype = (int)p->in_dtype;
-    key.bm = (int)g.tp;
-    key.bn = 64;
-    key.wm = 1;
-    key.nc = STEM_NC;
-    key.rows = (int)p->r;
-    key.ks = (int)g.ks;
-    key.tma = 1;
-    key.epi = epi;
-    if (st->kern == NULL) st->kern = igemm_sm90_instance_find(&key);
+    if (st->kern == NULL) { /* the plan's instance, found once */
+        sm90_instance_t key;
+        igemm_sm90_stem_instance_key(p, pl, &key);
+        st->kern = igemm_sm90_instance_find(&key);
+    }
     const sm90_stem_kernel_fn kern = (sm90_stem_kernel_fn)st->kern;
     if (kern == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 stem run: no kernel for tile %lld, R %lld, %lld steps",
@@ -226,7 +217,7 @@ static igemm_status_t stem_run(const igemm_conv_params_t *p, const igemm_family_
 
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t e;
-    if (!st->smem_attr_done) { /* raised to the device's opt-in maximum (see conv2d_fprop.cu) */
+    if (!st->smem_attr_done) { /* raised to the device's opt-in maximum (see family_conv.cu) */
         int optin = pl->smem_limit;
         if ((size_t)optin < pl->smem_bytes) optin = (int)pl->smem_bytes;
         e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);

@@ -1,7 +1,7 @@
 /*
  * heuristics.c — the sm90 conv family's supports() and configure(), in plain C: which Hopper
- * conv kernel (kernels/cooperative.cuh, pingpong.cuh, pixels_n.cuh, pixels_n_pingpong.cuh,
- * halo_rows.cuh, split_cluster.cuh) takes a problem, with which tile, ring depth, staging boxes
+ * conv kernel (conv_cooperative.cuh, conv_pingpong.cuh, conv_pixels_n.cuh, conv_pixels_n_pingpong.cuh,
+ * conv_halo_rows.cuh, conv_split_cluster.cuh) takes a problem, with which tile, ring depth, staging boxes
  * and grid. No CUDA call: tests/test_heuristics.c runs it on the CPU over fixed device
  * descriptions ("this layer on this GPU gets this plan").
  *
@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "instances.h"
 #include "sm90.h"
 
 #define SM90_WHY(...)                                                                                  \
@@ -194,13 +195,12 @@ typedef struct ctx {
 
 /* The cost-model search over the row tiles (cooperative, or ping-pong where forced) and splits;
  * returns 0 (best unset) if no tile fits. */
-static int search_row_tiles(const ctx_t *c, int fpp, pick_t *best, double *best_t)
+static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp, pick_t *best, double *best_t)
 {
     /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong */
     static const int cand[8][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0},
                                    {1, 64, 2, 0},  {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1}};
     static const double cand_eff[8] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65};
-    const igemm_plan_hints_t *h = c->h;
     const int64_t M = c->M, N = c->N;
     const int fbn = h->tile_n, fnc = h->consumers, fsp = h->split_k;
     *best = mkpick(0, 0, 2, 1, 0, 0, 0, 0);
@@ -319,7 +319,9 @@ static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
         if (forced && h->tile_m && tp != h->tile_m) continue;
         const int64_t units = ((c->M + tp - 1) / tp) * ((c->N + 127) / 128);
         /* one tile per CTA: one staging box per consumer (no store to overlap) */
-        const int es = units <= c->sms && !h->grid ? 1 : 2;
+        const int es = h->staging_boxes == 1 || h->staging_boxes == 2 ? h->staging_boxes
+                       : units <= c->sms && !h->grid                ? 1
+                                                                     : 2;
         const int stages = stages_fit(tp, 128, 2, es, 1, 0, c->smem);
         if (stages < 2) continue;
         if (!forced && (c->N % 128 != 0 || units > c->sms || stages < 4)) continue;
@@ -470,11 +472,16 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                "hints.kernel = %s needs TMA stores of y (y of the input's dtype, k %% 8 == 0, no split)",
                                kernel_name(kern));
 
-    /* ping-pong candidates only where forced; the row-tile search, then the rules */
+    /* ping-pong candidates only where forced; the row-tile search, then the rules. With another
+     * kernel named, the tile hints describe that kernel's tile: the row-tile search (which the
+     * rules start from) is not restricted by them. */
     const int fpp = kern == IGEMM_KERNEL_PINGPONG;
+    igemm_plan_hints_t hrow = *h;
+    if (kern != IGEMM_KERNEL_AUTO && kern != IGEMM_KERNEL_COOPERATIVE && kern != IGEMM_KERNEL_PINGPONG)
+        hrow.tile_m = hrow.tile_n = hrow.consumers = hrow.split_k = hrow.staging_boxes = 0;
     double best_t = 0.0;
     pick_t best;
-    if (!search_row_tiles(&c, fpp, &best, &best_t))
+    if (!search_row_tiles(&c, &hrow, fpp, &best, &best_t))
         return igemm_set_error(h->kernel || c.tile_forced ? IGEMM_STATUS_NOT_SUPPORTED : IGEMM_STATUS_INTERNAL_ERROR,
                                "sm90 configure: no tile%s fits %d B of shared memory",
                                c.tile_forced ? " of the hinted shape" : "", dev->smem_optin_per_block);
@@ -501,6 +508,15 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     if (kern == IGEMM_KERNEL_COOPERATIVE && (best.pp || best.tp)) /* (cannot happen: the rules above check) */
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 configure: cooperative hint, other kernel picked");
 
+    if (h->staging_boxes && best.es != h->staging_boxes)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.staging_boxes = %d: this plan (%s) has %d staging boxes per consumer (the hint is "
+                               "honoured by fused ping-pong plans, 2..6; pixels_n, 1..2; halo_rows, 1..3)",
+                               h->staging_boxes, kernel_name(best.tp ? (best.pp ? IGEMM_KERNEL_PIXELS_N_PINGPONG
+                                                                                : IGEMM_KERNEL_PIXELS_N)
+                                                                     : best.pp ? IGEMM_KERNEL_PINGPONG
+                                                                               : IGEMM_KERNEL_COOPERATIVE),
+                               best.es);
     const int bm = best.tp ? best.tp : best.pp ? 64 * best.wm : 64 * best.wm * best.nc;
     const int64_t tiles = ((M + bm - 1) / bm) * ((N + best.bn - 1) / best.bn);
     const int64_t units = tiles * best.split;
@@ -582,4 +598,21 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
              (long long)tiles, best.split, best.split > 1 ? " (fp32 workspace + reduce)" : "", pl->smem_bytes, pdl_why,
              best_t);
     return IGEMM_STATUS_SUCCESS;
+}
+
+void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_t *pl, sm90_instance_t *key)
+{
+    /* split-K partials are raw sums (the reduce kernel applies the epilogue): the plain instance */
+    const int general = sm90_general_epilogue(p) && pl->split_k <= 1;
+    memset(key, 0, sizeof *key);
+    key->kernel = pl->kernel;
+    key->dtype = (int)p->in_dtype;
+    key->bm = pl->bm;
+    key->bn = pl->bn;
+    key->wm = pl->wm;
+    key->nc = pl->consumers;
+    key->bres = pl->b_reuse;
+    key->rows = pl->halo ? pl->halo : 1;
+    key->tma = sm90_tma_store_ok(p, pl->split_k);
+    key->epi = general ? sm90_epi_kind(p) : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * heuristics_stem.c — supports() and configure() of the two sm90 families for few input
  * channels, in plain C (CPU-tested in tests/test_heuristics.c):
- *   stem rows (family_stem.cu, kernels/stem_rows.cuh): c <= 4 with stride 2 along W — the
+ *   stem rows (family_stem.cu, conv_stem_rows.cuh): c <= 4 with stride 2 along W — the
  *     geometry of pixel pairs, tiles and the shared-memory carve, and raw mode (the kernel reads
  *     x itself) against pre-pass mode;
  *   fold (family_fold.cu): the other c % 8 != 0 layers — how many filter rows F to fold into
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "instances.h"
 #include "sm90.h"
 
 #define WHY(...)                                                                                       \
@@ -189,6 +190,23 @@ igemm_status_t igemm_sm90_stem_configure(const igemm_conv_params_t *p, const ige
              (long long)(p->r * p->s * p->c), (long long)stages, STEM_NC, pl->grid, (long long)tiles,
              pl->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
+}
+
+void igemm_sm90_stem_instance_key(const igemm_conv_params_t *p, const stem_plan_t *pl, sm90_instance_t *key)
+{
+    stem_geom_t g;
+    igemm_sm90_stem_geometry(p, pl->raw, &g);
+    memset(key, 0, sizeof *key); /* (dtype, TP, R, KS, epilogue) */
+    key->kernel = IGEMM_KERNEL_STEM_ROWS;
+    key->dtype = (int)p->in_dtype;
+    key->bm = (int)g.tp;
+    key->bn = 64;
+    key->wm = 1;
+    key->nc = STEM_NC;
+    key->rows = (int)p->r;
+    key->ks = (int)g.ks;
+    key->tma = 1;
+    key->epi = sm90_epi_kind(p);
 }
 
 /* ------------------------------------------------------------------ fold */

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* One instance: its key and the __global__ function. Unused key fields are 0. */
-typedef struct sm90_instance {
+typedef struct sm90_instance { /* (struct tag: sm90.h declares it) */
     int kernel;   /* igemm_kernel_t: COOPERATIVE .. STEM_ROWS */
     int dtype;    /* igemm_dtype_t of x and w */
     int bm, bn;   /* tile (bm: rows of pixels, or TP with pixels as N) */

@@ -93,6 +93,12 @@ static inline void sm90_corners(const igemm_conv_params_t *p, int64_t *lo_w, int
     *up_h = (p->p - 1) * p->stride_h + 1 - p->h - p->pad_top;
 }
 
+struct sm90_instance;
+
+/* The key of the kernel instance that runs plan pl of problem p (instances.h): the conv family's
+ * (igemm_sm90_conv_instance_key) and the stem family's (igemm_sm90_stem_instance_key). */
+void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const struct sm90_plan *pl, struct sm90_instance *key);
+
 /* heuristics.c: the sm90 conv family's supports() and configure() (plain C, CPU-tested). */
 int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                              char *why, size_t why_len);
@@ -161,6 +167,7 @@ typedef struct stem_plan {
 } stem_plan_t;
 
 void igemm_sm90_stem_geometry(const igemm_conv_params_t *p, int raw, stem_geom_t *g);
+void igemm_sm90_stem_instance_key(const igemm_conv_params_t *p, const stem_plan_t *pl, struct sm90_instance *key);
 void igemm_sm90_stem_layout(const stem_geom_t *g, int64_t stages, stem_carve_t *c);
 int igemm_sm90_stem_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                              char *why, size_t why_len);

@@ -119,7 +119,7 @@ static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, f
 /* The TMA-store epilogue's pack: (v0, v1) rounded to DT (F16 or BF16) and, with relu, ReLU
  * applied to the packed pair (one max.{b}f16x2 per pair instead of one fmaxf per value: the
  * fused epilogue of a cooperative tile runs while the tensor cores idle, so its instructions
- * are time, docs/perf.md S10-7; the result is the same as packing fmaxf(v, 0), max.cuh). */
+ * are time, docs/decisions.md "relu-packed", S10-7; the result is the same as packing fmaxf(v, 0), max.cuh). */
 template <int DT>
 static __device__ __forceinline__ uint32_t sm90_pack2_relu(float v0, float v1, bool relu)
 {
@@ -223,7 +223,7 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
 /* The residual of sm90_pixn_blocks' NB = 2 (or 1) 8-pixel blocks: ldmatrix .trans from rbox
  * (.x4, or .x2 with lanes 0-15 addressing) into rr[0 .. 2NB). Issued for all of a tile's blocks
  * before the first block's arithmetic, so that their shared-memory latency overlaps (one block
- * pair at a time, each unpack waited on its own load: docs/perf.md S15-8). */
+ * pair at a time, each unpack waited on its own load: docs/decisions.md "pixn-residual-ldmatrix", S15-8). */
 template <int NB>
 static __device__ __forceinline__ void sm90_pixn_residual(uint32_t *rr, uint32_t rbox)
 {
@@ -420,7 +420,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                     ptx_mbarrier_wait_parity(my_rfull + 8u * eslot, ephase);
                     /* read now, so the loads' latency overlaps the linear pass, where the
                      * registers allow (64 x 128 accumulators per consumer or fewer; with 128 x
-                     * 128 the 16 registers spilled; docs/perf.md S15-9) */
+                     * 128 the 16 registers spilled; docs/decisions.md "staging-residual-ldmatrix", S15-9) */
                     if (RES_EARLY && !partial && nres == 0) {
 #pragma unroll
                         for (int jp = 0; jp < 4; jp++)

@@ -154,7 +154,7 @@ static __device__ __forceinline__ void sm90_produce_residual_stages(const igemm_
  * of every epilogue chunk, in the consumers' order, into the chunk's ring slot once the store of
  * the slot's previous chunk has read it (up to ES - 1 ahead). Out of line: inlined next to the
  * A/B producer, it moved that loop off the uniform datapath (R2UR inside the elect loop before
- * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/perf.md S6-3). */
+ * every TMA of the fused instances: 7-10% slower on the fused one-wave layers, docs/decisions.md "uniform-producer", S6-3). */
 template <int BN, int WM, int NC, bool PP, bool BRES, int TP, bool SKC>
 static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args_t &a, const CUtensorMap *tmap_r,
                                                            uint32_t epi_smem, uint32_t rfull_bar, uint32_t rempty_bar,
