@@ -4,8 +4,8 @@
  * Every check: fresh random data uniform in [-1, 1] (never exactly 0), inputs surrounded by
  * 4 KB guards of 0xFF bytes (NaN in every dtype, so an unmasked out-of-bounds read shows up as
  * NaN), y surrounded by 4 KB guards of 0xA5 that must survive, y itself poisoned with 0xFF
- * (NaN) before each run; every output element must satisfy |out - ref| <= tol (see conv_tol in
- * gpu_util.h) and must not be NaN.
+ * (NaN) before each run; every output element must satisfy |out - ref| <= tol (tol_conv in
+ * cli/tolerance.h) and must not be NaN.
  *
  * Tests: random configurations over the whole parameter space (AUTO), the same forcing each
  * path (GENERAL, DIRECT, SM90), edge shapes on every path, determinism, CUDA-graph capture on
@@ -20,9 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "data.h"
 #include "gpu_util.h"
 #include "igemm.h"
 #include "test.h"
+#include "tolerance.h"
 
 #ifndef IGEMM_HAVE_CUDA
 
@@ -94,7 +96,7 @@ static void problem_free(problem_t *pb)
 
 /* Random data, device buffers, and (with_ref) the reference output. Returns 0 or -1. */
 static int problem_init(problem_t *pb, const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e,
-                        trng_t *g, int with_ref)
+                        data_rng_t *g, int with_ref)
 {
     memset(pb, 0, sizeof *pb);
     pb->d = *d;
@@ -105,7 +107,7 @@ static int problem_init(problem_t *pb, const igemm_conv2d_desc_t *d, const igemm
         test_fail(__FILE__, __LINE__, "%s: invalid desc: %s", pb->str, igemm_last_error());
         return -1;
     }
-    pb->ysz = dtype_bytes(d->y_dtype);
+    pb->ysz = data_dtype_bytes(d->y_dtype);
     int64_t K = d->k;
     pb->hx = malloc((size_t)pb->xe * 2);
     pb->hw = malloc((size_t)pb->we * 2);
@@ -119,12 +121,12 @@ static int problem_init(problem_t *pb, const igemm_conv2d_desc_t *d, const igemm
         test_fail(__FILE__, __LINE__, "%s: host allocation failed", pb->str);
         return -1;
     }
-    fill_random(pb->hx, pb->xe, d->x_dtype, -1, 1, g);
-    fill_random(pb->hw, pb->we, d->w_dtype, -1, 1, g);
-    if (pb->hres) fill_random(pb->hres, pb->ye, d->y_dtype, -1, 1, g);
+    data_fill(pb->hx, pb->xe, d->x_dtype, -1, 1, g);
+    data_fill(pb->hw, pb->we, d->w_dtype, -1, 1, g);
+    if (pb->hres) data_fill(pb->hres, pb->ye, d->y_dtype, -1, 1, g);
     for (int64_t k = 0; pb->hscale && k < K; k++)
-        pb->hscale[k] = (float)(trng_uniform(g, 0.5, 1.5) * (trng_next(g) & 1 ? -1 : 1));
-    for (int64_t k = 0; pb->hbias && k < K; k++) pb->hbias[k] = (float)trng_uniform(g, -1, 1);
+        pb->hscale[k] = (float)(data_rng_uniform(g, 0.5, 1.5) * (data_rng_next(g) & 1 ? -1 : 1));
+    for (int64_t k = 0; pb->hbias && k < K; k++) pb->hbias[k] = (float)data_rng_uniform(g, -1, 1);
 
     if (dbuf_alloc(&pb->x, (size_t)pb->xe * 2, GUARD, IN_GUARD_BYTE) ||
         dbuf_alloc(&pb->w, (size_t)pb->we * 2, GUARD, IN_GUARD_BYTE) ||
@@ -188,9 +190,9 @@ static int64_t problem_check(problem_t *pb, const char *tag, double *worst)
     int reported = 0;
     for (int64_t i = 0; i < pb->ye; i++) {
         int64_t kk = i % K;
-        double ref = elem_get(pb->href, i, d->y_dtype);
-        double out = elem_get(pb->hout, i, d->y_dtype);
-        double tol = conv_tol(d, &pb->e, pb->hscale, pb->hbias, kk, ref);
+        double ref = data_get(pb->href, i, d->y_dtype);
+        double out = data_get(pb->hout, i, d->y_dtype);
+        double tol = tol_conv(d, &pb->e, pb->hscale, pb->hbias, kk, ref);
         double err = fabs(out - ref);
         int ok;
         if (isinf(ref)) ok = out == ref;
@@ -239,24 +241,24 @@ static int64_t problem_check(problem_t *pb, const char *tag, double *worst)
 
 typedef enum { GEN_ANY = 0, GEN_SM90 = 1 } gen_mode_t;
 
-static void gen_epilogue(trng_t *g, igemm_epilogue_t *e)
+static void gen_epilogue(data_rng_t *g, igemm_epilogue_t *e)
 {
     *e = igemm_epilogue_default();
-    e->activation = (igemm_activation_t)trng_int(g, 0, 8);
-    e->act_param = (float)trng_uniform(g, 0.0, 0.5);
-    e->has_scale = (int)(trng_next(g) & 1);
-    e->has_bias = (int)(trng_next(g) & 1);
-    e->has_residual = (int)(trng_next(g) & 1);
-    if (trng_int(g, 0, 3) != 0) {
-        e->alpha = (float)(trng_uniform(g, 0.25, 2.0) * (trng_next(g) & 1 ? -1 : 1));
-        e->beta = (float)(trng_uniform(g, 0.25, 2.0) * (trng_next(g) & 1 ? -1 : 1));
+    e->activation = (igemm_activation_t)data_rng_int(g, 0, 8);
+    e->act_param = (float)data_rng_uniform(g, 0.0, 0.5);
+    e->has_scale = (int)(data_rng_next(g) & 1);
+    e->has_bias = (int)(data_rng_next(g) & 1);
+    e->has_residual = (int)(data_rng_next(g) & 1);
+    if (data_rng_int(g, 0, 3) != 0) {
+        e->alpha = (float)(data_rng_uniform(g, 0.25, 2.0) * (data_rng_next(g) & 1 ? -1 : 1));
+        e->beta = (float)(data_rng_uniform(g, 0.25, 2.0) * (data_rng_next(g) & 1 ? -1 : 1));
     }
 }
 
-static int64_t gen_filter(trng_t *g) { return trng_int(g, 0, 99) < 92 ? trng_int(g, 1, 7) : 11; }
-static int64_t gen_stride(trng_t *g) { return trng_int(g, 0, 99) < 88 ? trng_int(g, 1, 4) : trng_int(g, 5, 8); }
+static int64_t gen_filter(data_rng_t *g) { return data_rng_int(g, 0, 99) < 92 ? data_rng_int(g, 1, 7) : 11; }
+static int64_t gen_stride(data_rng_t *g) { return data_rng_int(g, 0, 99) < 88 ? data_rng_int(g, 1, 4) : data_rng_int(g, 5, 8); }
 
-static int gen_config(trng_t *g, gen_mode_t mode, igemm_conv2d_desc_t *out, igemm_epilogue_t *e)
+static int gen_config(data_rng_t *g, gen_mode_t mode, igemm_conv2d_desc_t *out, igemm_epilogue_t *e)
 {
     static const int64_t cl[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 24, 31, 32, 40, 48, 56, 64, 72, 96, 128, 136, 160};
     static const int64_t dw_groups[] = {1, 2, 3, 5, 8, 16, 24, 32, 64, 96, 128, 160};
@@ -268,56 +270,56 @@ static int gen_config(trng_t *g, gen_mode_t mode, igemm_conv2d_desc_t *out, igem
     const int ncl = (int)(sizeof cl / sizeof cl[0]);
     for (int tries = 0; tries < 100000; tries++) {
         igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
-        d.n = trng_int(g, 1, 3);
+        d.n = data_rng_int(g, 1, 3);
         if (mode == GEN_ANY) {
-            int gm = (int)trng_int(g, 0, 99);
+            int gm = (int)data_rng_int(g, 0, 99);
             if (gm < 55) {
                 d.groups = 1;
-                d.c = trng_int(g, 0, 3) == 0 ? 2 * trng_int(g, 0, 16) + 1 : trng_pick(g, cl, ncl);
-                d.k = trng_int(g, 0, 3) == 0 ? 2 * trng_int(g, 0, 16) + 1 : trng_pick(g, cl, ncl);
+                d.c = data_rng_int(g, 0, 3) == 0 ? 2 * data_rng_int(g, 0, 16) + 1 : data_rng_pick(g, cl, ncl);
+                d.k = data_rng_int(g, 0, 3) == 0 ? 2 * data_rng_int(g, 0, 16) + 1 : data_rng_pick(g, cl, ncl);
             } else if (gm < 75) { /* depthwise, channel multiplier 1..3 */
-                d.groups = trng_pick(g, dw_groups, 12);
+                d.groups = data_rng_pick(g, dw_groups, 12);
                 d.c = d.groups;
-                d.k = d.groups * (trng_int(g, 0, 2) == 0 ? trng_int(g, 2, 3) : 1);
+                d.k = d.groups * (data_rng_int(g, 0, 2) == 0 ? data_rng_int(g, 2, 3) : 1);
             } else {
-                d.groups = trng_pick(g, g_groups, 6);
-                d.c = d.groups * trng_pick(g, g_cg, 6);
-                d.k = d.groups * trng_pick(g, g_cg, 6);
+                d.groups = data_rng_pick(g, g_groups, 6);
+                d.c = d.groups * data_rng_pick(g, g_cg, 6);
+                d.k = d.groups * data_rng_pick(g, g_cg, 6);
             }
-            d.h = trng_int(g, 1, 20);
-            d.w = trng_int(g, 1, 20);
+            d.h = data_rng_int(g, 1, 20);
+            d.w = data_rng_int(g, 1, 20);
             d.r = gen_filter(g);
-            d.s = trng_int(g, 0, 9) < 7 ? d.r : gen_filter(g);
+            d.s = data_rng_int(g, 0, 9) < 7 ? d.r : gen_filter(g);
             d.stride_h = gen_stride(g);
-            d.stride_w = trng_int(g, 0, 9) < 6 ? d.stride_h : gen_stride(g);
-            d.dil_h = trng_int(g, 0, 3) == 0 ? trng_int(g, 2, 3) : 1;
-            d.dil_w = trng_int(g, 0, 3) == 0 ? trng_int(g, 2, 3) : 1;
+            d.stride_w = data_rng_int(g, 0, 9) < 6 ? d.stride_h : gen_stride(g);
+            d.dil_h = data_rng_int(g, 0, 3) == 0 ? data_rng_int(g, 2, 3) : 1;
+            d.dil_w = data_rng_int(g, 0, 3) == 0 ? data_rng_int(g, 2, 3) : 1;
         } else {
             d.groups = 1;
-            d.c = trng_pick(g, sm90_c, (int)(sizeof sm90_c / sizeof sm90_c[0]));
-            d.k = trng_pick(g, sm90_k, (int)(sizeof sm90_k / sizeof sm90_k[0]));
-            d.h = trng_int(g, 1, 20);
-            d.w = trng_int(g, 1, 20);
-            d.r = trng_pick(g, sm90_f, 10);
-            d.s = trng_int(g, 0, 4) ? d.r : trng_pick(g, sm90_f, 10);
-            d.stride_h = trng_int(g, 0, 3) ? 1 : trng_int(g, 2, 4);
-            d.stride_w = trng_int(g, 0, 3) ? d.stride_h : trng_int(g, 1, 4);
-            d.dil_h = trng_int(g, 0, 5) ? 1 : 2;
-            d.dil_w = trng_int(g, 0, 5) ? d.dil_h : 2;
+            d.c = data_rng_pick(g, sm90_c, (int)(sizeof sm90_c / sizeof sm90_c[0]));
+            d.k = data_rng_pick(g, sm90_k, (int)(sizeof sm90_k / sizeof sm90_k[0]));
+            d.h = data_rng_int(g, 1, 20);
+            d.w = data_rng_int(g, 1, 20);
+            d.r = data_rng_pick(g, sm90_f, 10);
+            d.s = data_rng_int(g, 0, 4) ? d.r : data_rng_pick(g, sm90_f, 10);
+            d.stride_h = data_rng_int(g, 0, 3) ? 1 : data_rng_int(g, 2, 4);
+            d.stride_w = data_rng_int(g, 0, 3) ? d.stride_h : data_rng_int(g, 1, 4);
+            d.dil_h = data_rng_int(g, 0, 5) ? 1 : 2;
+            d.dil_w = data_rng_int(g, 0, 5) ? d.dil_h : 2;
         }
-        if (trng_int(g, 0, 2) == 0) { /* "same"-style padding */
+        if (data_rng_int(g, 0, 2) == 0) { /* "same"-style padding */
             d.pad_top = d.pad_bottom = (d.r - 1) * d.dil_h / 2;
             d.pad_left = d.pad_right = (d.s - 1) * d.dil_w / 2;
             if (d.pad_top > 3) d.pad_top = d.pad_bottom = 3;
             if (d.pad_left > 3) d.pad_left = d.pad_right = 3;
         } else {
-            d.pad_top = trng_int(g, 0, 3);
-            d.pad_bottom = trng_int(g, 0, 3);
-            d.pad_left = trng_int(g, 0, 3);
-            d.pad_right = trng_int(g, 0, 3);
+            d.pad_top = data_rng_int(g, 0, 3);
+            d.pad_bottom = data_rng_int(g, 0, 3);
+            d.pad_left = data_rng_int(g, 0, 3);
+            d.pad_right = data_rng_int(g, 0, 3);
         }
-        d.x_dtype = d.w_dtype = trng_next(g) & 1 ? IGEMM_DTYPE_BF16 : IGEMM_DTYPE_F16;
-        d.y_dtype = (igemm_dtype_t)trng_int(g, 0, 2);
+        d.x_dtype = d.w_dtype = data_rng_next(g) & 1 ? IGEMM_DTYPE_BF16 : IGEMM_DTYPE_F16;
+        d.y_dtype = (igemm_dtype_t)data_rng_int(g, 0, 2);
         if (igemm_conv2d_validate(&d) != IGEMM_STATUS_SUCCESS) continue;
         int64_t p = 0, q = 0;
         (void)igemm_conv2d_output_dims(&d, &p, &q);
@@ -342,7 +344,7 @@ typedef struct run_stats {
 /* Runs one configuration on path; updates st. Returns 0, or -1 on a CUDA error that makes
  * carrying on pointless. */
 static int run_one(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, igemm_path_t path,
-                   trng_t *g, run_stats_t *st, int refuse_ok)
+                   data_rng_t *g, run_stats_t *st, int refuse_ok)
 {
     problem_t pb;
     igemm_plan_options_t o = igemm_plan_options_default();
@@ -429,7 +431,7 @@ static void random_test(igemm_path_t path, int nconfigs, gen_mode_t mode, uint64
 {
     coverage_t cv = {0, 0, 0};
     uint64_t seed = test_seed(seed_base);
-    trng_t g = {seed};
+    data_rng_t g = {seed};
     run_stats_t st;
     memset(&st, 0, sizeof st);
     double t0 = now_s();
@@ -618,7 +620,7 @@ TEST(gpu_edge_shapes_all_paths)
     };
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     const igemm_path_t paths[4] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT, IGEMM_PATH_SM90};
-    trng_t g = {test_seed(0x5005)};
+    data_rng_t g = {test_seed(0x5005)};
     run_stats_t st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < nshapes; i++) {
@@ -645,7 +647,7 @@ TEST(gpu_determinism)
         shape(2, 16, 16, 64, 64, 3, 3, 1, 1, 1, 64, F16, F16),
     };
     const igemm_path_t paths[3] = {IGEMM_PATH_AUTO, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT};
-    trng_t g = {test_seed(0x6006)};
+    data_rng_t g = {test_seed(0x6006)};
     for (int i = 0; i < 4; i++) {
         igemm_epilogue_t e;
         gen_epilogue(&g, &e);
@@ -804,7 +806,7 @@ TEST(gpu_sm90_cluster_on_off)
         {shape(1, 28, 30, 128, 128, 1, 1, 1, 0, 1, 1, F16, F16), "1", "128", NULL, "3"}, /* 192x128, tiled A, 5 M-tiles */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6206)};
+    data_rng_t g = {test_seed(0x6206)};
     int both_ran = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
@@ -841,7 +843,7 @@ TEST(gpu_sm90_cluster_on_off)
 static int sm90_each_case(const igemm_conv2d_desc_t *descs, size_t stride, int ncases, uint64_t seed,
                           int (*fn)(problem_t *pb, int ci, const void *ctx), const void *ctx)
 {
-    trng_t g = {test_seed(seed)};
+    data_rng_t g = {test_seed(seed)};
     int ran = 0;
     for (int ci = 0; ci < ncases; ci++) {
         const igemm_conv2d_desc_t *d = (const igemm_conv2d_desc_t *)((const char *)descs + (size_t)ci * stride);
@@ -1019,7 +1021,7 @@ TEST(gpu_sm90_filter_resident)
         {shape(2, 21, 17, 64, 64, 3, 3, 1, 2, 2, 1, BF, BF), "64", "2", 1},      /* dilation 2, one N-tile */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6306)};
+    data_rng_t g = {test_seed(0x6306)};
     int both_ran = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
@@ -1072,7 +1074,7 @@ TEST(gpu_sm90_pixn_pingpong)
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     static const char *const tps[2] = {"128", "256"};
-    trng_t g = {test_seed(0x6307)};
+    data_rng_t g = {test_seed(0x6307)};
     int ran = 0, want = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
@@ -1114,7 +1116,7 @@ TEST(gpu_sm90_fold_rows)
     };
     cases[1].dil_h = 2;
     const char *rows[4] = {NULL, "1", "2", "3"};
-    trng_t g = {test_seed(0x6406)};
+    data_rng_t g = {test_seed(0x6406)};
     int ran = 0;
     for (int ci = 0; ci < 2; ci++) {
         for (int ri = 0; ri < 4; ri++) {
@@ -1164,7 +1166,7 @@ TEST(gpu_sm90_stem_gather)
     cases[3].pad_bottom = 2;
     cases[4].pad_left = 5;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6506)};
+    data_rng_t g = {test_seed(0x6506)};
     int ran = 0, runs = 0;
     for (int ci = 0; ci < ncases; ci++) {
         for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
@@ -1216,7 +1218,7 @@ TEST(gpu_sm90_stem_rows)
     cases[5].pad_bottom = 2;
     cases[6].stride_h = 1;
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    trng_t g = {test_seed(0x6806)};
+    data_rng_t g = {test_seed(0x6806)};
     const char *const knob[2] = {"IGEMM_SM90_GRID=0", "IGEMM_SM90_GRID=3"}; /* the planner's grid; 3 CTAs */
     const char *const want_raw[] = {"stem rows", "read in place", "!fold", "!pre-pass", NULL};
     const char *const want_pre[] = {"stem rows", "pre-pass", "!fold", "!read in place", NULL};
@@ -1252,7 +1254,7 @@ TEST(gpu_sm90_stem_rows)
 TEST(gpu_plans_share_kernel)
 {
     SKIP_WITHOUT_GPU();
-    trng_t g = {test_seed(0x6106)};
+    data_rng_t g = {test_seed(0x6106)};
     igemm_conv2d_desc_t d = shape(2, 28, 28, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
     igemm_epilogue_t e1 = igemm_epilogue_default(), e2 = igemm_epilogue_default();
     e1.has_bias = 1;
@@ -1294,7 +1296,7 @@ TEST(gpu_plans_share_kernel)
 TEST(gpu_stream_and_graph)
 {
     SKIP_WITHOUT_GPU();
-    trng_t g = {test_seed(0x7007)};
+    data_rng_t g = {test_seed(0x7007)};
     igemm_conv2d_desc_t d = shape(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
     igemm_epilogue_t e = igemm_epilogue_default();
     e.has_bias = e.has_residual = 1;
@@ -1378,7 +1380,7 @@ TEST(gpu_stream_and_graph)
 static void pdl_chain(int L, int64_t N, int64_t H, int64_t W, int64_t C, const int64_t *rs, int skc, uint64_t seed)
 {
     const size_t elems = (size_t)N * H * W * C, bytes = elems * 2;
-    trng_t g = {test_seed(seed)};
+    data_rng_t g = {test_seed(seed)};
     void *buf[2] = {NULL, NULL}, *res = NULL, *w[PDL_CHAIN_MAX] = {NULL};
     igemm_plan_t *plan[PDL_CHAIN_MAX] = {NULL};
     REQUIRE(L >= 1 && L <= PDL_CHAIN_MAX);
@@ -1389,7 +1391,7 @@ static void pdl_chain(int L, int64_t N, int64_t H, int64_t W, int64_t C, const i
     int drv = 0;
     REQUIRE(hx && href && hout);
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-    fill_random(hx, (int64_t)elems, IGEMM_DTYPE_BF16, -1.0, 1.0, &g);
+    data_fill(hx, (int64_t)elems, IGEMM_DTYPE_BF16, -1.0, 1.0, &g);
     REQUIRE(cudaMalloc(&buf[0], bytes) == cudaSuccess);
     REQUIRE(cudaMalloc(&buf[1], bytes) == cudaSuccess);
     REQUIRE(cudaMalloc(&res, bytes) == cudaSuccess);
@@ -1401,7 +1403,7 @@ static void pdl_chain(int L, int64_t N, int64_t H, int64_t W, int64_t C, const i
         REQUIRE(hw);
         /* |w| <= 1/sqrt(taps * C): each layer keeps the activations' scale (no overflow to inf) */
         const double a = 1.0 / sqrt((double)(rs[l] * rs[l] * C));
-        fill_random(hw, (int64_t)we, IGEMM_DTYPE_BF16, -a, a, &g);
+        data_fill(hw, (int64_t)we, IGEMM_DTYPE_BF16, -a, a, &g);
         REQUIRE(cudaMalloc(&w[l], we * 2) == cudaSuccess);
         REQUIRE(cudaMemcpy(w[l], hw, we * 2, cudaMemcpyHostToDevice) == cudaSuccess);
         free(hw);
@@ -1527,7 +1529,7 @@ TEST(gpu_unaligned_pointers)
     /* x, w, y, residual element-aligned but not 16-byte aligned: the plan falls back to a path
      * that takes them (or runs them itself) and the result is still right. */
     SKIP_WITHOUT_GPU();
-    trng_t g = {test_seed(0x8008)};
+    data_rng_t g = {test_seed(0x8008)};
     igemm_conv2d_desc_t shapes[2] = {
         shape(2, 12, 12, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16),
         shape(1, 9, 9, 128, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_F16, IGEMM_DTYPE_F16),
@@ -1616,14 +1618,14 @@ TEST(gpu_large_tensor)
         test_skip(why);
         return;
     }
-    trng_t g = {test_seed(0x9009)};
+    data_rng_t g = {test_seed(0x9009)};
     uint16_t *pat = (uint16_t *)malloc((size_t)LARGE_L * 2);
     uint16_t *hw = (uint16_t *)malloc((size_t)we * 2);
     float *hbias = (float *)malloc((size_t)d.k * 4);
     REQUIRE(pat && hw && hbias);
-    fill_random(pat, LARGE_L, d.x_dtype, -1, 1, &g);
-    fill_random(hw, we, d.w_dtype, -1, 1, &g);
-    for (int64_t k = 0; k < d.k; k++) hbias[k] = (float)trng_uniform(&g, -1, 1);
+    data_fill(pat, LARGE_L, d.x_dtype, -1, 1, &g);
+    data_fill(hw, we, d.w_dtype, -1, 1, &g);
+    for (int64_t k = 0; k < d.k; k++) hbias[k] = (float)data_rng_uniform(&g, -1, 1);
     void *x = NULL, *w = NULL, *y = NULL, *bias = NULL;
     REQUIRE(cudaMalloc(&x, (size_t)xe * 2) == cudaSuccess);
     REQUIRE(cudaMalloc(&y, (size_t)ye * 2) == cudaSuccess);
@@ -1657,7 +1659,7 @@ TEST(gpu_large_tensor)
             int64_t pp = marks[mi] / d.k + dlt; /* y offset and (same geometry) x offset */
             if (pp >= 0 && pp < npix) pix[ns++] = pp;
         }
-    while (ns < NS) pix[ns++] = trng_int(&g, 0, npix - 1);
+    while (ns < NS) pix[ns++] = data_rng_int(&g, 0, npix - 1);
 
     /* reference values of the sampled outputs */
     double *ref = (double *)malloc(sizeof(double) * NS * (size_t)d.k);
@@ -1674,14 +1676,14 @@ TEST(gpu_large_tensor)
                     if (iw < 0 || iw >= d.w) continue;
                     int64_t xb = ((nn * d.h + ih) * d.w + iw) * d.c;
                     for (int64_t c = 0; c < d.c; c++)
-                        acc += elem_get(pat, (xb + c) % LARGE_L, d.x_dtype) *
-                               elem_get(hw, ((k * d.r + r) * d.s + s) * d.c + c, d.w_dtype);
+                        acc += data_get(pat, (xb + c) % LARGE_L, d.x_dtype) *
+                               data_get(hw, ((k * d.r + r) * d.s + s) * d.c + c, d.w_dtype);
                 }
             }
             double v = (double)e.alpha * acc + (double)hbias[k];
             uint16_t rb;
-            elem_set(&rb, 0, d.y_dtype, v);
-            ref[(size_t)i * d.k + k] = elem_get(&rb, 0, d.y_dtype);
+            data_set(&rb, 0, d.y_dtype, v);
+            ref[(size_t)i * d.k + k] = data_get(&rb, 0, d.y_dtype);
         }
     }
 
@@ -1715,8 +1717,8 @@ TEST(gpu_large_tensor)
         for (int i = 0; i < NS; i++) {
             REQUIRE(cudaMemcpy(row, (uint16_t *)y + pix[i] * d.k, (size_t)d.k * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
             for (int64_t k = 0; k < d.k; k++) {
-                double want = ref[(size_t)i * d.k + k], got = elem_get(row, k, d.y_dtype);
-                double tol = conv_tol(&d, &e, NULL, hbias, k, want);
+                double want = ref[(size_t)i * d.k + k], got = data_get(row, k, d.y_dtype);
+                double tol = tol_conv(&d, &e, NULL, hbias, k, want);
                 if (isnan(got) || fabs(got - want) > tol) {
                     if (bad < 5)
                         test_fail(__FILE__, __LINE__, "large (%s): pixel %lld k %lld: %.6g, ref %.6g (tol %.3g)",

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_util.h"
+#include "data.h"
 #include "igemm.h"
 #include "internal.h"
 #include "ref/conv2d_ref.h"
@@ -38,15 +38,15 @@ static igemm_status_t run_ref(const igemm_conv2d_desc_t *d, const igemm_epilogue
     igemm_status_t st = igemm_conv2d_sizes(d, &xn, &wn, &yn);
     if (st) return st;
     void *x = malloc((size_t)xn * 2), *w = malloc((size_t)wn * 2);
-    void *y = malloc((size_t)yn * dtype_bytes(d->y_dtype));
-    void *res = resv ? malloc((size_t)yn * dtype_bytes(d->y_dtype)) : NULL;
-    for (int64_t i = 0; i < xn; i++) elem_set(x, i, d->x_dtype, xv[i]);
-    for (int64_t i = 0; i < wn; i++) elem_set(w, i, d->w_dtype, wv[i]);
+    void *y = malloc((size_t)yn * data_dtype_bytes(d->y_dtype));
+    void *res = resv ? malloc((size_t)yn * data_dtype_bytes(d->y_dtype)) : NULL;
+    for (int64_t i = 0; i < xn; i++) data_set(x, i, d->x_dtype, xv[i]);
+    for (int64_t i = 0; i < wn; i++) data_set(w, i, d->w_dtype, wv[i]);
     if (res)
-        for (int64_t i = 0; i < yn; i++) elem_set(res, i, d->y_dtype, resv[i]);
+        for (int64_t i = 0; i < yn; i++) data_set(res, i, d->y_dtype, resv[i]);
     st = igemm_conv2d_reference(d, e, x, w, scale, bias, res, y);
     if (st == IGEMM_STATUS_SUCCESS)
-        for (int64_t i = 0; i < yn; i++) out[i] = elem_get(y, i, d->y_dtype);
+        for (int64_t i = 0; i < yn; i++) out[i] = data_get(y, i, d->y_dtype);
     free(x);
     free(w);
     free(y);
@@ -367,7 +367,7 @@ TEST(ref_output_rounding)
         e.alpha = cases[i].alpha;
         REQUIRE(igemm_conv2d_reference(&d, &e, &x, &w, NULL, NULL, NULL, &y) == IGEMM_STATUS_SUCCESS);
         CHECK_MSG(y == cases[i].bits, "case %zu: alpha %.9g -> %s 0x%04x, expected 0x%04x", i,
-                  (double)cases[i].alpha, dtype_str(cases[i].dt), y, cases[i].bits);
+                  (double)cases[i].alpha, data_dtype_name(cases[i].dt), y, cases[i].bits);
     }
     /* f32 output: (float) of the double value */
     float yf = 0;
@@ -401,16 +401,16 @@ TEST(ref_f16_residual_and_out)
 /* ------------------------------------------------------------------ structural identities */
 
 /* Random x (bf16) for desc d; returns malloc'd doubles. */
-static double *rand_vec(int64_t n, trng_t *g)
+static double *rand_vec(int64_t n, data_rng_t *g)
 {
     double *v = (double *)malloc((size_t)n * sizeof *v);
-    for (int64_t i = 0; i < n; i++) v[i] = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)trng_uniform(g, -1, 1)));
+    for (int64_t i = 0; i < n; i++) v[i] = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)data_rng_uniform(g, -1, 1)));
     return v;
 }
 
 TEST(ref_identity_padding_equals_zero_border)
 {
-    trng_t g = {11};
+    data_rng_t g = {11};
     igemm_conv2d_desc_t d = mkdesc(2, 5, 6, 3, 4, 3, 2);
     d.pad_top = 2; d.pad_bottom = 1; d.pad_left = 1; d.pad_right = 3;
     igemm_conv2d_desc_t z = d; /* same problem on an explicitly zero-padded image */
@@ -436,7 +436,7 @@ TEST(ref_identity_padding_equals_zero_border)
 
 TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
 {
-    trng_t g = {12};
+    data_rng_t g = {12};
     igemm_conv2d_desc_t d = mkdesc(1, 9, 8, 5, 3, 3, 3);
     d.pad_top = d.pad_left = 1;
     double *x = rand_vec(9 * 8 * 5, &g), *w = rand_vec(3 * 9 * 5, &g);
@@ -467,7 +467,7 @@ TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++)
                 for (int c = 0; c < 5; c++) {
-                    double v = trng_uniform(&g, -1, 1);
+                    double v = data_rng_uniform(&g, -1, 1);
                     v = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)v));
                     wl[((k * 2 + r) * 2 + t) * 5 + c] = v;
                     ws[((k * 3 + 2 * r) * 4 + 3 * t) * 5 + c] = v;
@@ -487,7 +487,7 @@ TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
 
 TEST(ref_identity_groups_are_independent_convs)
 {
-    trng_t g = {13};
+    data_rng_t g = {13};
     const int G = 3, cg = 2, kg = 4;
     igemm_conv2d_desc_t d = mkdesc(2, 4, 5, G * cg, G * kg, 3, 3);
     d.groups = G;
