@@ -206,8 +206,9 @@ TEST(gpu_sm90_stem_rows)
 
 /* The fold (kernel=fold; c % 8 != 0) with each number of folded filter rows F (fold_rows) and the
  * cost model's pick: x' has C' = roundup(F*S*C, 8) channels and R' = ceil(R/F) rows of taps, and
- * the conv kernels run on the folded problem; every F must match the reference (the stem-like
- * shapes fold 1, 2 or 3 rows; the ResNet stem would go to the stem-rows kernel unhinted). */
+ * the conv kernels run on the folded problem; every F must match the reference under every
+ * epilogue kind (the stem-like shapes fold 1, 2 or 3 rows; the ResNet stem would go to the
+ * stem-rows kernel unhinted). */
 TEST(gpu_sm90_fold_rows)
 {
     SKIP_WITHOUT_GPU();
@@ -222,8 +223,8 @@ TEST(gpu_sm90_fold_rows)
     int ran = 0;
     for (int ci = 0; ci < 2; ci++) {
         for (int ri = 0; ri < 4; ri++) {
-            for (int ek = 0; ek < 3; ek += 2) { /* bias + ReLU is the old test's; + residual and scale */
-                const igemm_epilogue_t e = epilogue_kind(ek == 0 ? 1 : 2);
+            for (int ek = 0; ek < 3; ek++) { /* none; bias + ReLU; scale + bias + residual + GELU */
+                const igemm_epilogue_t e = epilogue_kind(ek);
                 problem_t pb;
                 if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
                     problem_free(&pb);
@@ -239,7 +240,7 @@ TEST(gpu_sm90_fold_rows)
             }
         }
     }
-    CHECK_MSG(ran == 16, "fold rows ran %d of 16 plans", ran);
+    CHECK_MSG(ran == 24, "fold rows ran %d of 24 plans", ran);
 }
 
 #endif /* IGEMM_HAVE_CUDA */
