@@ -141,8 +141,8 @@ $(ARCHIVE): $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)ar rcs $@ $^
 
-$(TESTS): $(TEST_SRCS) $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h)
-	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
+$(TESTS): $(TEST_SRCS) cli/data.c cli/tolerance.c $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h) cli/data.h cli/tolerance.h
+	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) cli/data.c cli/tolerance.c $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
 
 run: $(CLI)
 	./$(CLI) run

@@ -1,8 +1,9 @@
 /*
  * test_api.c — the public API's contract: validation of every field (status and a message that
  * names the field and its value), overflow checks, NULL handling, status strings, version,
- * the thread-local error message, plan creation without a GPU, and (GPU only) the operand
- * checks of igemm_plan_run.
+ * the thread-local error message, plan creation without a GPU, the experimental plan hints (their
+ * text form and their validation in plan creation), the reference's sampled values
+ * (igemm_conv2d_reference_elems), and (GPU only) the operand checks of igemm_plan_run.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data.h"
 #include "gpu_util.h"
 #include "igemm.h"
 #include "test.h"
@@ -411,6 +413,230 @@ TEST(api_last_error_thread_local)
     /* the second thread's failure did not touch this thread's message */
     CHECK_MSG(names(igemm_last_error(), "stride_w = -3"), "main thread's message now \"%s\"", igemm_last_error());
     CHECK(igemm_last_error() != NULL);
+}
+
+/* ------------------------------------------------------------------ plan hints (experimental) */
+
+TEST(api_hints_parse_every_key)
+{
+    igemm_plan_hints_t h;
+    const igemm_plan_hints_t zero = igemm_plan_hints_default();
+    CHECK_EQ_INT(zero.kernel | zero.tile_m | zero.tile_n | zero.consumers | zero.stages | zero.split_k | zero.grid |
+                     zero.staging_boxes | zero.filter_resident | zero.pdl | zero.rows_per_tile | zero.fold_rows |
+                     zero.stem_prepass,
+                 0);
+    CHECK_EQ_INT(igemm_plan_hints_parse(NULL, &h), IGEMM_STATUS_SUCCESS);
+    CHECK(memcmp(&h, &zero, sizeof h) == 0);
+    h.grid = 7; /* parse starts from the defaults */
+    CHECK_EQ_INT(igemm_plan_hints_parse("", &h), IGEMM_STATUS_SUCCESS);
+    CHECK(memcmp(&h, &zero, sizeof h) == 0);
+    CHECK_EQ_INT(igemm_plan_hints_parse("kernel=pingpong,tile=128x64,consumers=2,stages=5,split_k=3,grid=17,"
+                                        "staging_boxes=4,filter_resident=on,pdl=off,rows_per_tile=2,fold_rows=3,"
+                                        "stem_prepass=1",
+                                        &h),
+                 IGEMM_STATUS_SUCCESS);
+    CHECK_EQ_INT(h.kernel, IGEMM_KERNEL_PINGPONG);
+    CHECK_EQ_INT(h.tile_m, 128);
+    CHECK_EQ_INT(h.tile_n, 64);
+    CHECK_EQ_INT(h.consumers, 2);
+    CHECK_EQ_INT(h.stages, 5);
+    CHECK_EQ_INT(h.split_k, 3);
+    CHECK_EQ_INT(h.grid, 17);
+    CHECK_EQ_INT(h.staging_boxes, 4);
+    CHECK_EQ_INT(h.filter_resident, 1);
+    CHECK_EQ_INT(h.pdl, -1);
+    CHECK_EQ_INT(h.rows_per_tile, 2);
+    CHECK_EQ_INT(h.fold_rows, 3);
+    CHECK_EQ_INT(h.stem_prepass, 1);
+    /* tile_m / tile_n alone; on/off as yes/no and as 1/-1; auto is 0; empty items are skipped */
+    CHECK_EQ_INT(igemm_plan_hints_parse("tile_m=192,,tile_n=256,filter_resident=-1,pdl=yes,", &h), IGEMM_STATUS_SUCCESS);
+    CHECK(h.tile_m == 192 && h.tile_n == 256 && h.filter_resident == -1 && h.pdl == 1 && h.kernel == 0);
+    CHECK_EQ_INT(igemm_plan_hints_parse("filter_resident=no,pdl=1,grid=auto", &h), IGEMM_STATUS_SUCCESS);
+    CHECK(h.filter_resident == -1 && h.pdl == 1 && h.grid == 0);
+    /* every kernel by name and by number; a later key wins */
+    static const char *const kernels[9] = {"auto", "cooperative", "pingpong", "pixels_n", "pixels_n_pingpong",
+                                           "halo_rows", "split_cluster", "stem_rows", "fold"};
+    for (int k = 0; k < 9; k++) {
+        char text[64];
+        snprintf(text, sizeof text, "kernel=%s", kernels[k]);
+        CHECK_MSG(igemm_plan_hints_parse(text, &h) == IGEMM_STATUS_SUCCESS && h.kernel == k, "%s: %s, kernel %d", text,
+                  igemm_last_error(), h.kernel);
+        snprintf(text, sizeof text, "kernel=fold,kernel=%d", k);
+        CHECK_MSG(igemm_plan_hints_parse(text, &h) == IGEMM_STATUS_SUCCESS && h.kernel == k, "%s: %s, kernel %d", text,
+                  igemm_last_error(), h.kernel);
+    }
+    CHECK_EQ_INT(IGEMM_KERNEL_FOLD, 8);
+}
+
+TEST(api_hints_parse_errors)
+{
+    igemm_plan_hints_t h;
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("grid=4", NULL), IGEMM_STATUS_NULL_POINTER, "hints = NULL");
+    /* unknown key, missing '=', values that are no numbers, bad kernels and tiles: each names the key */
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("grid=4,tiles=128x64", &h), IGEMM_STATUS_INVALID_VALUE, "\"tiles\"");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("Grid=4", &h), IGEMM_STATUS_INVALID_VALUE, "\"Grid\"");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("grid", &h), IGEMM_STATUS_INVALID_VALUE, "\"grid\"");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("grid=", &h), IGEMM_STATUS_INVALID_VALUE, "grid");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("stages=four", &h), IGEMM_STATUS_INVALID_VALUE, "stages");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("split_k=2x", &h), IGEMM_STATUS_INVALID_VALUE, "split_k");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=warp", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK(strstr(igemm_last_error(), "warp") != NULL);
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=9", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=-1", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128x", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=-128x64", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
+    /* out of range: the message names the field, its value and the range */
+    static const struct {
+        const char *text, *needle;
+    } range[] = {
+        {"grid=-1", "hints.grid = -1"},         {"stages=1", "hints.stages = 1"},
+        {"stages=65", "hints.stages = 65"},     {"split_k=65", "hints.split_k = 65"},
+        {"consumers=5", "hints.consumers = 5"}, {"staging_boxes=7", "hints.staging_boxes = 7"},
+        {"filter_resident=2", "hints.filter_resident = 2"}, {"pdl=-2", "hints.pdl = -2"},
+        {"rows_per_tile=3", "hints.rows_per_tile = 3"},   {"fold_rows=65", "hints.fold_rows = 65"},
+        {"stem_prepass=-1", "hints.stem_prepass = -1"},   {"tile_m=-8", "hints.tile_m = -8"},
+        {"tile_n=5000", "hints.tile_n = 5000"},
+    };
+    for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
+        CHECK_STATUS_MSG(igemm_plan_hints_parse(range[i].text, &h), IGEMM_STATUS_INVALID_VALUE, range[i].needle);
+}
+
+/* Plan creation validates the hints before the problem and before any device query (so these
+ * hold with and without a GPU), and an out-of-range field is named. */
+TEST(api_hints_validated_by_plan_create)
+{
+    igemm_conv2d_desc_t d = good();
+    igemm_plan_hints_t h = igemm_plan_hints_default();
+    igemm_plan_options_t o = igemm_plan_options_default();
+    igemm_plan_t *plan = (igemm_plan_t *)(uintptr_t)1;
+    CHECK(o.hints == NULL);
+    o.hints = &h;
+    h.grid = -3;
+    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "hints.grid = -3");
+    CHECK(plan == NULL);
+    d.k = 0; /* the hints are checked first */
+    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "hints.grid = -3");
+    d = good();
+    static const struct {
+        size_t off;
+        int bad;
+        const char *needle;
+    } fields[] = {
+        {offsetof(igemm_plan_hints_t, kernel), 9, "hints.kernel = 9"},
+        {offsetof(igemm_plan_hints_t, tile_m), -1, "hints.tile_m = -1"},
+        {offsetof(igemm_plan_hints_t, tile_n), 4097, "hints.tile_n = 4097"},
+        {offsetof(igemm_plan_hints_t, consumers), -2, "hints.consumers = -2"},
+        {offsetof(igemm_plan_hints_t, stages), 1, "hints.stages = 1"},
+        {offsetof(igemm_plan_hints_t, split_k), -1, "hints.split_k = -1"},
+        {offsetof(igemm_plan_hints_t, staging_boxes), 7, "hints.staging_boxes = 7"},
+        {offsetof(igemm_plan_hints_t, filter_resident), -2, "hints.filter_resident = -2"},
+        {offsetof(igemm_plan_hints_t, pdl), 2, "hints.pdl = 2"},
+        {offsetof(igemm_plan_hints_t, rows_per_tile), 3, "hints.rows_per_tile = 3"},
+        {offsetof(igemm_plan_hints_t, fold_rows), -4, "hints.fold_rows = -4"},
+        {offsetof(igemm_plan_hints_t, stem_prepass), 2, "hints.stem_prepass = 2"},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        h = igemm_plan_hints_default();
+        *(int *)((char *)&h + fields[i].off) = fields[i].bad;
+        CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, fields[i].needle);
+        CHECK(plan == NULL);
+    }
+    /* valid hints get as far as the device: NO_DEVICE without a GPU */
+    if (!test_gpu_available()) {
+        REQUIRE(igemm_plan_hints_parse("kernel=pingpong,grid=4", &h) == IGEMM_STATUS_SUCCESS);
+        CHECK_EQ_INT(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_NO_DEVICE);
+    }
+}
+
+/* ------------------------------------------------------------------ sampled reference values */
+
+/* One ulp of y's dtype at |v| (the spacing of the representable values just above |v|). */
+static double ulp_of(double v, igemm_dtype_t dt)
+{
+    const int mant = dt == IGEMM_DTYPE_F32 ? 23 : dt == IGEMM_DTYPE_F16 ? 10 : 7;
+    const int emin = dt == IGEMM_DTYPE_F32 ? -126 : dt == IGEMM_DTYPE_F16 ? -14 : -126;
+    int e = 0;
+    (void)frexp(fabs(v), &e); /* |v| in [2^(e-1), 2^e) */
+    e -= 1;
+    if (e < emin) e = emin;
+    return ldexp(1.0, e - mant);
+}
+
+/* igemm_conv2d_reference_elems gives the values before rounding; igemm_conv2d_reference the
+ * rounded output: every element within one ulp of y's dtype, on small random problems (grouped,
+ * strided, dilated, asymmetric padding) under a full epilogue, every output dtype. */
+TEST(api_reference_elems_matches_reference)
+{
+    data_rng_t g = {test_seed(0xe1e5)};
+    for (int variant = 0; variant < 6; variant++) {
+        igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+        d.n = 2; d.h = 7; d.w = 9; d.c = 6; d.k = 10; d.r = 3; d.s = 2;
+        d.stride_h = 2; d.dil_w = 2; d.pad_top = 1; d.pad_bottom = 2; d.pad_left = 0; d.pad_right = 1;
+        d.groups = variant % 2 ? 2 : 1;
+        d.x_dtype = d.w_dtype = variant < 3 ? IGEMM_DTYPE_BF16 : IGEMM_DTYPE_F16;
+        d.y_dtype = (igemm_dtype_t)(variant % 3);
+        igemm_epilogue_t e = igemm_epilogue_default();
+        e.has_scale = e.has_bias = e.has_residual = 1;
+        e.alpha = 0.75f;
+        e.beta = -0.5f;
+        e.activation = variant % 2 ? IGEMM_ACT_GELU_ERF : IGEMM_ACT_LEAKY_RELU;
+        e.act_param = 0.125f;
+        int64_t xe = 0, we = 0, ye = 0;
+        REQUIRE(igemm_conv2d_sizes(&d, &xe, &we, &ye) == IGEMM_STATUS_SUCCESS);
+        const size_t ysz = data_dtype_bytes(d.y_dtype);
+        void *x = malloc((size_t)xe * 2), *w = malloc((size_t)we * 2), *res = malloc((size_t)ye * ysz);
+        void *y = malloc((size_t)ye * ysz);
+        float scale[10], bias[10];
+        int64_t *idx = (int64_t *)malloc((size_t)ye * sizeof(int64_t));
+        double *vals = (double *)malloc((size_t)ye * sizeof(double));
+        REQUIRE(x && w && res && y && idx && vals);
+        data_fill(x, xe, d.x_dtype, -1, 1, &g);
+        data_fill(w, we, d.w_dtype, -1, 1, &g);
+        data_fill(res, ye, d.y_dtype, -1, 1, &g);
+        for (int k = 0; k < 10; k++) {
+            scale[k] = (float)data_rng_uniform(&g, -2, 2);
+            bias[k] = (float)data_rng_uniform(&g, -1, 1);
+        }
+        REQUIRE(igemm_conv2d_reference(&d, &e, x, w, scale, bias, res, y) == IGEMM_STATUS_SUCCESS);
+        for (int64_t i = 0; i < ye; i++) idx[i] = ye - 1 - i; /* every element, in reverse order */
+        CHECK_EQ_INT(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, idx, ye, vals), IGEMM_STATUS_SUCCESS);
+        int bad = 0, nonzero = 0;
+        for (int64_t i = 0; i < ye; i++) {
+            const double full = data_get(y, idx[i], d.y_dtype);
+            nonzero += vals[i] != 0.0;
+            if (!(fabs(full - vals[i]) <= ulp_of(vals[i], d.y_dtype)) && bad++ < 3)
+                test_fail(__FILE__, __LINE__, "variant %d: y[%lld] = %.9g, reference_elems %.12g (ulp %g)", variant,
+                          (long long)idx[i], full, vals[i], ulp_of(vals[i], d.y_dtype));
+        }
+        CHECK_MSG(bad == 0 && nonzero > ye / 2, "variant %d: %d of %lld differ by more than an ulp, %d nonzero",
+                  variant, bad, (long long)ye, nonzero);
+        /* a sample with repeats; count 0 (idx and out may then be NULL) */
+        const int64_t some[4] = {5, 0, ye - 1, 5};
+        double sv[4];
+        CHECK_EQ_INT(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, some, 4, sv), IGEMM_STATUS_SUCCESS);
+        CHECK(sv[0] == sv[3] && fabs(sv[2] - data_get(y, ye - 1, d.y_dtype)) <= ulp_of(sv[2], d.y_dtype));
+        CHECK_EQ_INT(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, NULL, 0, NULL), IGEMM_STATUS_SUCCESS);
+        /* an index out of range is named; so are missing operands */
+        char needle[64];
+        const int64_t out_of_range[3] = {0, ye, 1};
+        snprintf(needle, sizeof needle, "idx[1] = %lld", (long long)ye);
+        CHECK_STATUS_MSG(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, out_of_range, 3, sv),
+                         IGEMM_STATUS_INVALID_VALUE, needle);
+        const int64_t negative[2] = {3, -1};
+        CHECK_STATUS_MSG(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, negative, 2, sv),
+                         IGEMM_STATUS_INVALID_VALUE, "idx[1] = -1");
+        CHECK_STATUS_MSG(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, NULL, 2, sv),
+                         IGEMM_STATUS_NULL_POINTER, "idx = NULL");
+        CHECK_STATUS_MSG(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, some, 2, NULL),
+                         IGEMM_STATUS_NULL_POINTER, "out = NULL");
+        CHECK_EQ_INT(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, some, -1, sv),
+                     IGEMM_STATUS_INVALID_VALUE);
+        d.stride_w = 0;
+        CHECK_STATUS_MSG(igemm_conv2d_reference_elems(&d, &e, x, w, scale, bias, res, some, 2, sv),
+                         IGEMM_STATUS_INVALID_VALUE, "stride_w = 0");
+        free(x); free(w); free(res); free(y); free(idx); free(vals);
+    }
 }
 
 /* ------------------------------------------------------------------ run() checks (GPU) */

@@ -1,16 +1,15 @@
 /*
- * test_ref.c — the CPU reference (igemm_conv2d_reference) and the host half conversions, on
- * small cases whose expected values were computed by hand (written below as literals), plus
- * structural identities of convolution (padding = explicit zero border, stride = subsampling,
- * dilation = zero-inserted filter, groups = independent convolutions).
+ * test_ref.c — the CPU reference (igemm_conv2d_reference), on small cases whose expected values
+ * were computed by hand (written below as literals), plus structural identities of convolution
+ * (padding = explicit zero border, stride = subsampling, dilation = zero-inserted filter, groups =
+ * independent convolutions). The host half conversions are in test_half.c.
  */
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_util.h"
+#include "data.h"
 #include "igemm.h"
 #include "internal.h"
 #include "ref/conv2d_ref.h"
@@ -38,15 +37,15 @@ static igemm_status_t run_ref(const igemm_conv2d_desc_t *d, const igemm_epilogue
     igemm_status_t st = igemm_conv2d_sizes(d, &xn, &wn, &yn);
     if (st) return st;
     void *x = malloc((size_t)xn * 2), *w = malloc((size_t)wn * 2);
-    void *y = malloc((size_t)yn * dtype_bytes(d->y_dtype));
-    void *res = resv ? malloc((size_t)yn * dtype_bytes(d->y_dtype)) : NULL;
-    for (int64_t i = 0; i < xn; i++) elem_set(x, i, d->x_dtype, xv[i]);
-    for (int64_t i = 0; i < wn; i++) elem_set(w, i, d->w_dtype, wv[i]);
+    void *y = malloc((size_t)yn * data_dtype_bytes(d->y_dtype));
+    void *res = resv ? malloc((size_t)yn * data_dtype_bytes(d->y_dtype)) : NULL;
+    for (int64_t i = 0; i < xn; i++) data_set(x, i, d->x_dtype, xv[i]);
+    for (int64_t i = 0; i < wn; i++) data_set(w, i, d->w_dtype, wv[i]);
     if (res)
-        for (int64_t i = 0; i < yn; i++) elem_set(res, i, d->y_dtype, resv[i]);
+        for (int64_t i = 0; i < yn; i++) data_set(res, i, d->y_dtype, resv[i]);
     st = igemm_conv2d_reference(d, e, x, w, scale, bias, res, y);
     if (st == IGEMM_STATUS_SUCCESS)
-        for (int64_t i = 0; i < yn; i++) out[i] = elem_get(y, i, d->y_dtype);
+        for (int64_t i = 0; i < yn; i++) out[i] = data_get(y, i, d->y_dtype);
     free(x);
     free(w);
     free(y);
@@ -367,7 +366,7 @@ TEST(ref_output_rounding)
         e.alpha = cases[i].alpha;
         REQUIRE(igemm_conv2d_reference(&d, &e, &x, &w, NULL, NULL, NULL, &y) == IGEMM_STATUS_SUCCESS);
         CHECK_MSG(y == cases[i].bits, "case %zu: alpha %.9g -> %s 0x%04x, expected 0x%04x", i,
-                  (double)cases[i].alpha, dtype_str(cases[i].dt), y, cases[i].bits);
+                  (double)cases[i].alpha, data_dtype_name(cases[i].dt), y, cases[i].bits);
     }
     /* f32 output: (float) of the double value */
     float yf = 0;
@@ -401,16 +400,16 @@ TEST(ref_f16_residual_and_out)
 /* ------------------------------------------------------------------ structural identities */
 
 /* Random x (bf16) for desc d; returns malloc'd doubles. */
-static double *rand_vec(int64_t n, trng_t *g)
+static double *rand_vec(int64_t n, data_rng_t *g)
 {
     double *v = (double *)malloc((size_t)n * sizeof *v);
-    for (int64_t i = 0; i < n; i++) v[i] = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)trng_uniform(g, -1, 1)));
+    for (int64_t i = 0; i < n; i++) v[i] = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)data_rng_uniform(g, -1, 1)));
     return v;
 }
 
 TEST(ref_identity_padding_equals_zero_border)
 {
-    trng_t g = {11};
+    data_rng_t g = {11};
     igemm_conv2d_desc_t d = mkdesc(2, 5, 6, 3, 4, 3, 2);
     d.pad_top = 2; d.pad_bottom = 1; d.pad_left = 1; d.pad_right = 3;
     igemm_conv2d_desc_t z = d; /* same problem on an explicitly zero-padded image */
@@ -436,7 +435,7 @@ TEST(ref_identity_padding_equals_zero_border)
 
 TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
 {
-    trng_t g = {12};
+    data_rng_t g = {12};
     igemm_conv2d_desc_t d = mkdesc(1, 9, 8, 5, 3, 3, 3);
     d.pad_top = d.pad_left = 1;
     double *x = rand_vec(9 * 8 * 5, &g), *w = rand_vec(3 * 9 * 5, &g);
@@ -467,7 +466,7 @@ TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
         for (int r = 0; r < 2; r++)
             for (int t = 0; t < 2; t++)
                 for (int c = 0; c < 5; c++) {
-                    double v = trng_uniform(&g, -1, 1);
+                    double v = data_rng_uniform(&g, -1, 1);
                     v = (double)igemm_bf16_to_float(igemm_float_to_bf16((float)v));
                     wl[((k * 2 + r) * 2 + t) * 5 + c] = v;
                     ws[((k * 3 + 2 * r) * 4 + 3 * t) * 5 + c] = v;
@@ -487,7 +486,7 @@ TEST(ref_identity_stride_is_subsampling_dilation_is_sparse_filter)
 
 TEST(ref_identity_groups_are_independent_convs)
 {
-    trng_t g = {13};
+    data_rng_t g = {13};
     const int G = 3, cg = 2, kg = 4;
     igemm_conv2d_desc_t d = mkdesc(2, 4, 5, G * cg, G * kg, 3, 3);
     d.groups = G;
@@ -555,175 +554,4 @@ TEST(ref_errors)
     d.stride_h = 1;
     CHECK_EQ_INT(igemm_conv2d_reference(&d, NULL, &x, &w, NULL, NULL, NULL, &y), IGEMM_STATUS_SUCCESS);
     CHECK(y == 1.0f);
-}
-
-/* ------------------------------------------------------------------ half conversions */
-
-static float fbits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static uint32_t bitsf(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-TEST(half_f16_round_trip_all)
-{
-    int bad = 0;
-    for (uint32_t h = 0; h < 65536; h++) {
-        float f = igemm_f16_to_float((uint16_t)h);
-        int is_nan = ((h & 0x7C00u) == 0x7C00u) && (h & 0x3FFu);
-        if (is_nan) {
-            bad += !isnan(f);
-            bad += !isnan(igemm_f16_to_float(igemm_float_to_f16(f)));
-        } else {
-            bad += igemm_float_to_f16(f) != h;
-        }
-    }
-    CHECK_EQ_INT(bad, 0);
-}
-
-TEST(half_bf16_round_trip_all)
-{
-    int bad = 0;
-    for (uint32_t h = 0; h < 65536; h++) {
-        float f = igemm_bf16_to_float((uint16_t)h);
-        CHECK(bitsf(f) == h << 16);
-        int is_nan = ((h & 0x7F80u) == 0x7F80u) && (h & 0x7Fu);
-        if (is_nan) bad += !isnan(f) || (igemm_float_to_bf16(f) & 0x8000u) != (h & 0x8000u);
-        else bad += igemm_float_to_bf16(f) != h;
-    }
-    CHECK_EQ_INT(bad, 0);
-}
-
-TEST(half_f16_special_values)
-{
-    CHECK_EQ_INT(igemm_float_to_f16(0.0f), 0x0000);
-    CHECK_EQ_INT(igemm_float_to_f16(-0.0f), 0x8000);
-    CHECK_EQ_INT(igemm_float_to_f16(1.0f), 0x3C00);
-    CHECK_EQ_INT(igemm_float_to_f16(-2.0f), 0xC000);
-    CHECK_EQ_INT(igemm_float_to_f16(1.00048828125f), 0x3C00); /* 1 + 2^-11: tie -> even */
-    CHECK_EQ_INT(igemm_float_to_f16(1.00146484375f), 0x3C02); /* 1 + 3*2^-11: tie -> even */
-    CHECK_EQ_INT(igemm_float_to_f16(1.0005f), 0x3C01);        /* just above the tie */
-    CHECK_EQ_INT(igemm_float_to_f16(2049.0f), 0x6800);        /* 2048: tie -> even */
-    CHECK_EQ_INT(igemm_float_to_f16(2051.0f), 0x6802);        /* 2052 */
-    CHECK_EQ_INT(igemm_float_to_f16(65504.0f), 0x7BFF);
-    CHECK_EQ_INT(igemm_float_to_f16(65519.99f), 0x7BFF);
-    CHECK_EQ_INT(igemm_float_to_f16(65520.0f), 0x7C00);
-    CHECK_EQ_INT(igemm_float_to_f16(1e10f), 0x7C00);
-    CHECK_EQ_INT(igemm_float_to_f16(INFINITY), 0x7C00);
-    CHECK_EQ_INT(igemm_float_to_f16(-INFINITY), 0xFC00);
-    uint16_t hn = igemm_float_to_f16(NAN);
-    CHECK((hn & 0x7C00) == 0x7C00 && (hn & 0x3FF) != 0);
-    uint16_t hn2 = igemm_float_to_f16(fbits(0xFF800001u)); /* NaN with only a low payload bit */
-    CHECK((hn2 & 0x7C00) == 0x7C00 && (hn2 & 0x3FF) != 0 && (hn2 & 0x8000));
-    /* subnormals */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1.0f, -14)), 0x0400); /* smallest normal */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1.0f, -24)), 0x0001); /* smallest subnormal */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1.0f, -25)), 0x0000); /* tie -> even (0) */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1.5f, -25)), 0x0001);
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(3.0f, -25)), 0x0002); /* 1.5 ulp: tie -> even (2) */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(5.0f, -25)), 0x0002); /* 2.5 ulp: tie -> even (2) */
-    CHECK_EQ_INT(igemm_float_to_f16(-ldexpf(1.0f, -24)), 0x8001);
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1023.0f, -24)), 0x03FF); /* largest subnormal */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1023.5f, -24)), 0x0400); /* tie -> even: normal */
-    CHECK_EQ_INT(igemm_float_to_f16(ldexpf(1.0f, -26)), 0x0000);
-    CHECK_EQ_INT(igemm_float_to_f16(1e-30f), 0x0000);
-    CHECK_EQ_INT(igemm_float_to_f16(fbits(0x00000001u)), 0x0000); /* f32 subnormal */
-    /* f16 -> f32 */
-    CHECK(igemm_f16_to_float(0x0001) == ldexpf(1.0f, -24));
-    CHECK(igemm_f16_to_float(0x03FF) == ldexpf(1023.0f, -24));
-    CHECK(igemm_f16_to_float(0x8001) == -ldexpf(1.0f, -24));
-    CHECK(igemm_f16_to_float(0x7BFF) == 65504.0f);
-    CHECK(igemm_f16_to_float(0x3555) == 0.333251953125f);
-    CHECK(isinf(igemm_f16_to_float(0x7C00)) && igemm_f16_to_float(0x7C00) > 0);
-    CHECK(isinf(igemm_f16_to_float(0xFC00)) && igemm_f16_to_float(0xFC00) < 0);
-    CHECK(isnan(igemm_f16_to_float(0x7E00)));
-    CHECK(isnan(igemm_f16_to_float(0x7C01)));
-    CHECK(bitsf(igemm_f16_to_float(0x8000)) == 0x80000000u);
-}
-
-TEST(half_bf16_special_values)
-{
-    CHECK_EQ_INT(igemm_float_to_bf16(1.0f), 0x3F80);
-    CHECK_EQ_INT(igemm_float_to_bf16(-0.0f), 0x8000);
-    CHECK_EQ_INT(igemm_float_to_bf16(1.0f / 3.0f), 0x3EAB);
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x3F808000u)), 0x3F80); /* tie -> even */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x3F818000u)), 0x3F82); /* tie -> even (up) */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x3F808001u)), 0x3F81); /* above the tie */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x3F807FFFu)), 0x3F80); /* below the tie */
-    CHECK_EQ_INT(igemm_float_to_bf16(FLT_MAX), 0x7F80);             /* rounds up to inf */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x7F7F7FFFu)), 0x7F7F);  /* largest finite */
-    CHECK_EQ_INT(igemm_float_to_bf16(INFINITY), 0x7F80);
-    CHECK_EQ_INT(igemm_float_to_bf16(-INFINITY), 0xFF80);
-    uint16_t n1 = igemm_float_to_bf16(NAN);
-    CHECK((n1 & 0x7F80) == 0x7F80 && (n1 & 0x7F) != 0);
-    uint16_t n2 = igemm_float_to_bf16(fbits(0x7F800001u)); /* payload only in the low bits */
-    CHECK((n2 & 0x7F80) == 0x7F80 && (n2 & 0x7F) != 0);
-    uint16_t n3 = igemm_float_to_bf16(fbits(0xFFFFFFFFu));
-    CHECK((n3 & 0x7F80) == 0x7F80 && (n3 & 0x7F) != 0 && (n3 & 0x8000));
-    /* subnormals are kept (no flush to zero) */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x00010000u)), 0x0001);
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x00018000u)), 0x0002); /* tie -> even */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x00008000u)), 0x0000); /* tie -> even (0) */
-    CHECK_EQ_INT(igemm_float_to_bf16(fbits(0x007FFFFFu)), 0x0080); /* rounds up to min normal */
-    CHECK(igemm_bf16_to_float(0x0001) == fbits(0x00010000u));
-    CHECK(isnan(igemm_bf16_to_float(0x7FC0)));
-}
-
-/* ------------------------------------------------------------------ fast division */
-#include "../src/common/fastdiv.h"
-
-/* The sm90 kernels divide tile and pixel indices by run-time constants with
- * igemm_fastdiv; its host form must equal '/' for every divisor and every x < 2^31. */
-TEST(fastdiv_matches_division)
-{
-    static const int32_t ds[] = {1, 2, 3, 5, 6, 7, 8, 9, 12, 13, 56, 64, 100, 112, 127, 128, 129, 784, 3136, 12544,
-                                 50176, 65535, 65536, 65537, 1 << 20, (1 << 20) + 1, 1000003, 1 << 30,
-                                 (1 << 30) + 1, 2147483647};
-    const int32_t xmax = 2147483647;
-    uint64_t st = 0x9e3779b97f4a7c15ull;
-    long checked = 0;
-    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
-        const int32_t d = ds[di];
-        const igemm_fastdiv_t f = igemm_fastdiv_make(d);
-        const int32_t edge[] = {0, 1, d - 1, d, d + 1, 2 * (d / 2), xmax, xmax - 1, xmax - d, xmax / d * d,
-                                xmax / d * d - 1};
-        for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++) {
-            const int32_t x = edge[e];
-            if (x < 0) continue;
-            CHECK_MSG(igemm_fastdiv_div_host(x, f) == x / d, "fastdiv %d / %d = %d, want %d", x, d,
-                      igemm_fastdiv_div_host(x, f), x / d);
-            checked++;
-        }
-        for (int i = 0; i < 20000; i++) {
-            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
-            const int32_t x = (int32_t)(st & 0x7fffffffu) >> (int)(st >> 59); /* spread over magnitudes */
-            if (igemm_fastdiv_div_host(x, f) != x / d) {
-                CHECK_MSG(0, "fastdiv %d / %d = %d, want %d", x, d, igemm_fastdiv_div_host(x, f), x / d);
-                break;
-            }
-            checked++;
-        }
-        /* every multiple boundary near small quotients */
-        for (int32_t qv = 0; qv < 3000 && (int64_t)qv * d < xmax; qv++) {
-            const int64_t x0 = (int64_t)qv * d;
-            for (int dx = -1; dx <= 1; dx++) {
-                const int64_t x = x0 + dx;
-                if (x < 0 || x > xmax) continue;
-                if (igemm_fastdiv_div_host((int32_t)x, f) != (int32_t)(x / d)) {
-                    CHECK_MSG(0, "fastdiv %lld / %d wrong", (long long)x, d);
-                    qv = 3000;
-                    break;
-                }
-                checked++;
-            }
-        }
-    }
-    CHECK(checked > 500000);
 }
