@@ -1,11 +1,8 @@
 /*
  * test_cli.c — tests of the igemm CLI: the parsing functions (cli/shapes.c and the pure helpers
- * of cli/bench.c, compiled into this file) and the exit codes and messages of the built
+ * of cli/bench.c, linked from the CLI's objects) and the exit codes and messages of the built
  * binary (build/igemm, next to this test binary; those tests skip if it is missing).
  */
-#include "../cli/shapes.c"
-#include "../cli/bench.c"
-
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "igemm.h"
+#include "shapes.h"
 #include "test.h"
 
 /* ---- helpers ---- */
