@@ -14,6 +14,7 @@
 #include "igemm.h"
 #include "shapes.h"
 #include "test.h"
+#include "tolerance.h"
 
 /* ---- helpers ---- */
 
@@ -468,6 +469,52 @@ TEST(cli_bench_median_and_sets)
     CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
     CHECK_EQ_INT(bench_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
     CHECK_EQ_INT(bench_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
+}
+
+/* ---- tolerance (cli/tolerance.c) ---- */
+
+TEST(cli_tolerance_grows_with_k_and_scale)
+{
+    /* The accumulation part of the tolerance scales with the GEMM depth K = r*s*c/groups and with
+     * |alpha * scale[kk]|; the vs-fp32 form (against the direct path) has twice the absolute part
+     * and the same relative part. */
+    igemm_conv2d_desc_t small = igemm_conv2d_desc_default(), big;
+    igemm_epilogue_t e = igemm_epilogue_default();
+    const float scale[2] = {0.5f, 1.5f}, bias[2] = {0.25f, 0.25f};
+    small.c = small.k = 16;
+    small.r = small.s = 3;
+    small.y_dtype = IGEMM_DTYPE_BF16;
+    big = small;
+    big.c = 256;
+    e.has_scale = e.has_bias = 1;
+    for (int vs = 0; vs < 2; vs++) {
+        double (*tol)(const igemm_conv2d_desc_t *, const igemm_epilogue_t *, const float *, const float *, int64_t,
+                      double) = vs ? tol_conv_vs_fp32 : tol_conv;
+        for (int kk = 0; kk < 2; kk++)
+            for (double ref = 0.0; ref <= 4.0; ref += 4.0) {
+                CHECK_MSG(tol(&big, &e, scale, bias, kk, ref) > tol(&small, &e, scale, bias, kk, ref),
+                          "vs %d kk %d ref %g: K 2304 -> %g, K 144 -> %g", vs, kk, ref,
+                          tol(&big, &e, scale, bias, kk, ref), tol(&small, &e, scale, bias, kk, ref));
+                /* the K-proportional part dominates: 16x the depth, well over 4x the tolerance */
+                CHECK(tol(&big, &e, scale, bias, kk, 0.0) > 4.0 * tol(&small, &e, scale, bias, kk, 0.0));
+            }
+        /* channel 1 has 3x channel 0's scale */
+        CHECK(tol(&big, &e, scale, bias, 1, 1.0) > tol(&big, &e, scale, bias, 0, 1.0));
+        CHECK(tol(&big, &e, scale, bias, 1, 0.0) > 2.0 * tol(&big, &e, scale, bias, 0, 0.0));
+    }
+    for (int kk = 0; kk < 2; kk++)
+        for (double ref = -3.0; ref <= 3.0; ref += 1.5) {
+            const double t = tol_conv(&big, &e, scale, bias, kk, ref), t0 = tol_conv(&big, &e, scale, bias, kk, 0.0);
+            const double v = tol_conv_vs_fp32(&big, &e, scale, bias, kk, ref);
+            /* twice the absolute part (tol at ref 0), once the relative part */
+            CHECK_NEAR(v, t + t0, 1e-15);
+            CHECK(t > t0 || ref == 0.0);
+        }
+    /* The relative part is one ulp of y's dtype (plus 2^-20). */
+    CHECK_NEAR(tol_out_ulp(IGEMM_DTYPE_BF16), 1.0 / 128, 0);
+    CHECK_NEAR(tol_out_ulp(IGEMM_DTYPE_F16), 1.0 / 1024, 0);
+    CHECK_NEAR(tol_conv(&small, NULL, NULL, NULL, 0, 1000.0) - tol_conv(&small, NULL, NULL, NULL, 0, 0.0),
+               1000.0 * (1.0 / 128 + 1.0 / 1048576), 1e-9);
 }
 
 /* ---- the binary ---- */
