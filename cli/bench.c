@@ -2,6 +2,7 @@
  * bench.c — GPU timing for the igemm CLI (see bench.h for the method).
  */
 #include "bench.h"
+#include "gpu.h"
 
 #include <stdint.h>
 #include <stdio.h>

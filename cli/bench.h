@@ -48,19 +48,6 @@ double bench_median(double *v, int n);
 int bench_num_sets(size_t set_bytes, size_t l2_bytes, size_t budget_bytes, int max_sets);
 
 #ifdef IGEMM_HAVE_CUDA
-/* Checks a CUDA runtime call inside a function that has `char *err, size_t errlen` and a
- * `fail:` label: on error, writes "call: message" into err and jumps to fail. */
-#define CLI_CU(call)                                                                       \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
-#endif
-
-#ifdef IGEMM_HAVE_CUDA
 /* Times fn as described above. Returns 0, or -1 with a message in err (the stream is
  * synchronised before returning in every case). */
 int bench_time(bench_fn fn, void *ctx, int nsets, int warmup, int iters, void *stream,

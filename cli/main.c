@@ -20,6 +20,7 @@
 #include "igemm.h"
 #include "bench.h"
 #include "cudnn_dl.h"
+#include "gpu.h"
 #include "shapes.h"
 
 #ifdef IGEMM_HAVE_CUDA
@@ -352,22 +353,6 @@ MAYBE_UNUSED static void describe_shape(const cli_shape_t *s, char *buf, size_t 
              (long long)d->dil_w, (long long)d->groups, (long long)p, (long long)q);
 }
 
-/* Why there is no GPU, in a few words. */
-static void no_gpu_reason(char *buf, size_t len)
-{
-#ifdef IGEMM_HAVE_CUDA
-    int count = 0, drv = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0)
-        snprintf(buf, len, "no CUDA driver is installed");
-    else if (e != cudaSuccess) snprintf(buf, len, "%s", cudaGetErrorString(e));
-    else if (count == 0) snprintf(buf, len, "the CUDA driver reports no device");
-    else snprintf(buf, len, "%d CUDA device(s) present but none usable by igemm", count);
-#else
-    snprintf(buf, len, "this igemm was built without CUDA");
-#endif
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Host reference for one output element, and tolerances                                       */
 
@@ -497,7 +482,7 @@ static int run_cpu_fallback(void)
     int rc = EXIT_FAIL;
     igemm_status_t st;
 
-    no_gpu_reason(reason, sizeof reason);
+    gpu_usable(reason, sizeof reason);
     printf("igemm: no CUDA GPU found (%s); running the CPU reference on a small layer instead\n",
            reason);
     d.n = 1;
@@ -691,20 +676,6 @@ static int choose_sets(size_t set_bytes, size_t reserve)
     return bench_num_sets(set_bytes, bench_l2_bytes(), budget, MAX_SETS);
 }
 
-static int device_line(char *buf, size_t len)
-{
-    int dev = 0;
-    struct cudaDeviceProp prop;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
-        snprintf(buf, len, "unknown device");
-        return -1;
-    }
-    snprintf(buf, len, "%.128s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB)", prop.name, prop.major,
-             prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
-             (double)prop.totalGlobalMem / 1073741824.0);
-    return 0;
-}
-
 /* ---- run ---- */
 
 static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, size_t errlen)
@@ -765,7 +736,7 @@ static int cmd_run_gpu(const cli_opts_t *o)
 {
     char dev[256], err[1024];
     int failed = 0;
-    device_line(dev, sizeof dev);
+    gpu_device_line(dev, sizeof dev);
     printf("igemm %s on %s\n", igemm_version_string(), dev);
     for (int i = 0; i < o->shapes.n; i++) {
         if (run_one_gpu(&o->shapes.v[i], o, err, sizeof err) != 0) {
@@ -1089,7 +1060,7 @@ static int cmd_check_gpu(const cli_opts_t *o)
             ncases++;
             if (cli_epi_make(e).has_residual) need_res = 1;
         }
-    device_line(dev, sizeof dev);
+    gpu_device_line(dev, sizeof dev);
     printf("igemm %s check on %s: %s in, %s out; every element vs the direct path, %d sampled "
            "vs an exact host reference\n"
            "pass: |d| <= u_out*|ref| + atol everywhere (u_out = %g; atol bounds fp32 "
@@ -1457,7 +1428,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
     cudaError_t ce;
 
     memset(&api, 0, sizeof api);
-    device_line(dev, sizeof dev);
+    gpu_device_line(dev, sizeof dev);
     if (o->vs_cudnn) {
         if (cudnn_dl_load(&api, errbuf, sizeof errbuf) != 0) {
             fprintf(stderr, "igemm: cuDNN not available (%s); benchmarking igemm alone\n", errbuf);
@@ -1722,7 +1693,7 @@ static int cmd_info(void)
     cli_shape_t s;
     char err[512], reason[256];
     cudnn_dl_t api;
-    int ndev = igemm_device_count();
+    const int have_gpu = gpu_usable(reason, sizeof reason);
 
     printf("igemm %s (IGEMM_VERSION %d), built %s CUDA\n", igemm_version_string(), IGEMM_VERSION,
 #ifdef IGEMM_HAVE_CUDA
@@ -1734,10 +1705,7 @@ static int cmd_info(void)
 #ifdef IGEMM_HAVE_CUDA
     info_gpu();
 #endif
-    if (ndev == 0) {
-        no_gpu_reason(reason, sizeof reason);
-        printf("GPU: none usable (%s)\n", reason);
-    }
+    if (!have_gpu) printf("GPU: none usable (%s)\n", reason);
     if (cli_parse_shape_arg(DEFAULT_SHAPE, &s, err, sizeof err) == 0) {
         printf("paths (plan for %s, bf16):\n", s.name);
         for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
@@ -1834,12 +1802,11 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    if (igemm_device_count() == 0) {
+    char reason[256];
+    if (!gpu_usable(reason, sizeof reason)) {
         if (!strcmp(cmd, "run")) {
             rc = run_cpu_fallback();
         } else {
-            char reason[256];
-            no_gpu_reason(reason, sizeof reason);
             fprintf(stderr, "igemm: no CUDA GPU found (%s); '%s' needs one\n", reason, cmd);
             rc = EXIT_NO_GPU;
         }

@@ -1,0 +1,42 @@
+/*
+ * gpu.h — the CLI's few direct uses of the CUDA runtime that the subcommands share: whether a GPU
+ * is usable (and why not), the one-line device description of the report headers, the error
+ * check macro, and device buffers with guard regions (check poisons them and verifies that a
+ * kernel wrote nothing outside its output).
+ * Builds without CUDA (IGEMM_HAVE_CUDA undefined): then only gpu_usable is declared, and it
+ * reports that this igemm has no CUDA.
+ */
+#ifndef IGEMM_CLI_GPU_H
+#define IGEMM_CLI_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns 1 if igemm can use a CUDA device, else 0 with why not, in a few words, in reason
+ * (e.g. "no CUDA driver is installed"). reason may be NULL. */
+int gpu_usable(char *reason, size_t len);
+
+#ifdef IGEMM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+/* Checks a CUDA runtime call inside a function that has `char *err, size_t errlen` and a
+ * `fail:` label: on error, writes "call: message" into err and jumps to fail. */
+#define CLI_CU(call)                                                                       \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                \
+            goto fail;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+/* Writes "NAME (sm_XY, N SMs, L2 MiB, memory GiB)" of the current device into buf. Returns 0, or
+ * -1 with "unknown device (why)" in buf. */
+int gpu_device_line(char *buf, size_t len);
+
+/* Frees a device pointer (NULL-safe) on a cleanup path. Returns the cudaFree status; cleanup
+ * paths after an error ignore it on purpose (the first error is the one reported). */
+cudaError_t gpu_free(void *p);
+#endif
+
+#endif
