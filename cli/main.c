@@ -18,10 +18,10 @@
 #include <time.h>
 
 #include "igemm.h"
-#include "bench.h"
 #include "cudnn_dl.h"
 #include "gpu.h"
 #include "shapes.h"
+#include "timing.h"
 
 #ifdef IGEMM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -37,7 +37,6 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 #endif
 
 #define DEFAULT_SHAPE "r50_l1_3x3_64,32,56,56,64,64,3,3,1,1,1,1,1,1"
-#define MAX_SETS 64
 
 /* ------------------------------------------------------------------------------------------ */
 /* Usage and options                                                                           */
@@ -69,6 +68,8 @@ static void usage(FILE *f)
             "  --timing T       per-call (default): an event pair around each call; back-to-back:\n"
             "                   an event pair around each 16 calls enqueued back to back (no\n"
             "                   event between two calls: launch latency overlaps as in a network)\n"
+            "  --sets N         rotate over N buffer sets (1..64; default: enough that their total\n"
+            "                   exceeds twice the L2, so no call finds its operands in L2; 1 = warm L2)\n"
             "options (check):\n"
             "  --epilogue E     none (default), bias, scale-bias, bias-relu, residual-relu,\n"
             "                   bias-gelu, fused (= full: silu(0.75*scale*acc+bias+1.25*res)),\n"
@@ -102,7 +103,8 @@ enum {
     OPT_VS = 1u << 10,
     OPT_FUSED = 1u << 11,
     OPT_CSV = 1u << 12,
-    OPT_TIMING = 1u << 13
+    OPT_TIMING = 1u << 13,
+    OPT_SETS = 1u << 14
 };
 
 static const struct {
@@ -114,7 +116,7 @@ static const struct {
     {"--out-dtype", OPT_OUT_DTYPE, 1}, {"--iters", OPT_ITERS, 1}, {"--warmup", OPT_WARMUP, 1},
     {"--path", OPT_PATH, 1},       {"--epilogue", OPT_EPI, 1},  {"--samples", OPT_SAMPLES, 1},
     {"--seed", OPT_SEED, 1},       {"--vs", OPT_VS, 1},         {"--fused", OPT_FUSED, 0},
-    {"--csv", OPT_CSV, 1},         {"--timing", OPT_TIMING, 1},
+    {"--csv", OPT_CSV, 1},         {"--timing", OPT_TIMING, 1}, {"--sets", OPT_SETS, 1},
 };
 
 typedef struct cli_opts {
@@ -128,6 +130,7 @@ typedef struct cli_opts {
     unsigned epi_mask;
     int vs_cudnn, fused;
     int back_to_back; /* --timing back-to-back */
+    int sets;         /* --sets: buffer sets rotated over; 0 = as many as L2 needs */
     const char *csv;
 } cli_opts_t;
 
@@ -233,6 +236,11 @@ static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o)
                 return usage_error("--vs '%s': only 'cudnn' is supported%s", val, "");
             o->vs_cudnn = 1;
             break;
+        case OPT_SETS:
+            _Static_assert(TIMING_MAX_SETS == 64, "--sets message and usage say 64");
+            if (cli_parse_int_range(val, 1, TIMING_MAX_SETS, &o->sets) != 0)
+                return usage_error("--sets '%s': expected an integer in [1, 64]%s", val, "");
+            break;
         case OPT_FUSED: o->fused = 1; break;
         case OPT_CSV: o->csv = val; break;
         case OPT_TIMING:
@@ -330,13 +338,6 @@ static void fill_random(void *dst, size_t n, igemm_dtype_t d, uint64_t seed, flo
         else if (d == IGEMM_DTYPE_BF16) ((uint16_t *)dst)[i] = igemm_float_to_bf16(v);
         else ((uint16_t *)dst)[i] = igemm_float_to_f16(v);
     }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 MAYBE_UNUSED static void describe_shape(const cli_shape_t *s, char *buf, size_t len)
@@ -507,9 +508,9 @@ static int run_cpu_fallback(void)
     fill_random(x, (size_t)xe, d.x_dtype, 1, -1.0f, 1.0f);
     fill_random(w, (size_t)we, d.w_dtype, 2, -1.0f, 1.0f);
     for (int i = 0; i < 5; i++) {
-        double t0 = now_s();
+        double t0 = timing_now_s();
         st = igemm_conv2d_reference(&d, &e, x, w, NULL, NULL, NULL, y);
-        times[i] = now_s() - t0;
+        times[i] = timing_now_s() - t0;
         if (st != IGEMM_STATUS_SUCCESS) {
             fprintf(stderr, "igemm: igemm_conv2d_reference: %s: %s\n", igemm_status_string(st),
                     igemm_last_error());
@@ -520,7 +521,7 @@ static int run_cpu_fallback(void)
     flops = 2.0 * (double)d.n * (double)p * (double)q * (double)d.k * (double)d.r *
             (double)d.s * (double)d.c;
     {
-        double med = bench_median(times, 5);
+        double med = timing_median(times, 5);
         printf("cpu_reference  n=1 14x14x16 -> 16, 3x3, pad 1 (bf16): %.3f ms (median of 5), "
                "%.3f GFLOP/s, checksum %.6f\n",
                med * 1e3, flops / med * 1e-9, sum);
@@ -548,134 +549,6 @@ done:
         }                                                                                  \
     } while (0)
 
-/* Buffer sets rotated over by the timing loop, and the per-channel vectors. */
-typedef struct gpu_sets {
-    int n;
-    void *x[MAX_SETS], *w[MAX_SETS], *y[MAX_SETS], *res[MAX_SETS];
-    float *scale, *bias; /* fp32 [K] (igemm) */
-    void *bias_lp;       /* [K] in the input dtype (cuDNN) */
-    size_t x_bytes, w_bytes, y_bytes;
-} gpu_sets_t;
-
-static void sets_free(gpu_sets_t *s)
-{
-    for (int i = 0; i < s->n; i++) {
-        if (s->x[i]) cudaFree(s->x[i]);
-        if (s->w[i]) cudaFree(s->w[i]);
-        if (s->y[i]) cudaFree(s->y[i]);
-        if (s->res[i]) cudaFree(s->res[i]);
-    }
-    if (s->scale) cudaFree(s->scale);
-    if (s->bias) cudaFree(s->bias);
-    if (s->bias_lp) cudaFree(s->bias_lp);
-    memset(s, 0, sizeof *s);
-}
-
-/* Allocates nsets sets for desc (residual too when with_res) and fills them from the host
- * copies (every set holds the same data). bias (fp32, values representable in the input
- * dtype) and its low-precision copy are filled when hbias is given. */
-static int sets_alloc(gpu_sets_t *s, const igemm_conv2d_desc_t *d, int nsets, int with_res,
-                      const void *hx, const void *hw, const void *hres, const float *hbias,
-                      char *err, size_t errlen)
-{
-    int64_t xe, we, ye;
-    uint16_t *lp = NULL;
-    memset(s, 0, sizeof *s);
-    if (igemm_conv2d_sizes(d, &xe, &we, &ye) != IGEMM_STATUS_SUCCESS) {
-        snprintf(err, errlen, "%s", igemm_last_error());
-        return -1;
-    }
-    s->x_bytes = (size_t)xe * dtype_size(d->x_dtype);
-    s->w_bytes = (size_t)we * dtype_size(d->w_dtype);
-    s->y_bytes = (size_t)ye * dtype_size(d->y_dtype);
-    for (int i = 0; i < nsets; i++) {
-        if (i > 0) { /* extra sets are best effort: stop rotating wider when memory runs out */
-            void *px = NULL, *pw = NULL, *py = NULL, *pr = NULL;
-            int ok = cudaMalloc(&px, s->x_bytes) == cudaSuccess &&
-                     cudaMalloc(&pw, s->w_bytes) == cudaSuccess &&
-                     cudaMalloc(&py, s->y_bytes) == cudaSuccess &&
-                     (!with_res || cudaMalloc(&pr, s->y_bytes) == cudaSuccess);
-            if (!ok) {
-                /* cudaMalloc leaves the pointer untouched (NULL here) when it fails */
-                if (px) cudaFree(px);
-                if (pw) cudaFree(pw);
-                if (py) cudaFree(py);
-                if (pr) cudaFree(pr);
-                (void)cudaGetLastError();
-                break;
-            }
-            s->x[i] = px;
-            s->w[i] = pw;
-            s->y[i] = py;
-            s->res[i] = pr;
-            s->n = i + 1;
-        } else {
-            s->n = 1;
-            CLI_CU(cudaMalloc(&s->x[0], s->x_bytes));
-            CLI_CU(cudaMalloc(&s->w[0], s->w_bytes));
-            CLI_CU(cudaMalloc(&s->y[0], s->y_bytes));
-            if (with_res) CLI_CU(cudaMalloc(&s->res[0], s->y_bytes));
-        }
-        CLI_CU(cudaMemcpy(s->x[i], hx, s->x_bytes, cudaMemcpyHostToDevice));
-        CLI_CU(cudaMemcpy(s->w[i], hw, s->w_bytes, cudaMemcpyHostToDevice));
-        CLI_CU(cudaMemset(s->y[i], 0, s->y_bytes));
-        if (with_res) CLI_CU(cudaMemcpy(s->res[i], hres, s->y_bytes, cudaMemcpyHostToDevice));
-    }
-    if (hbias) {
-        lp = (uint16_t *)malloc((size_t)d->k * 2);
-        if (!lp) {
-            snprintf(err, errlen, "out of host memory");
-            goto fail;
-        }
-        for (int64_t i = 0; i < d->k; i++)
-            lp[i] = d->x_dtype == IGEMM_DTYPE_BF16 ? igemm_float_to_bf16(hbias[i])
-                                                   : igemm_float_to_f16(hbias[i]);
-        CLI_CU(cudaMalloc((void **)&s->bias, (size_t)d->k * 4));
-        CLI_CU(cudaMalloc(&s->bias_lp, (size_t)d->k * 2));
-        CLI_CU(cudaMemcpy(s->bias, hbias, (size_t)d->k * 4, cudaMemcpyHostToDevice));
-        CLI_CU(cudaMemcpy(s->bias_lp, lp, (size_t)d->k * 2, cudaMemcpyHostToDevice));
-        free(lp);
-    }
-    return 0;
-fail:
-    free(lp);
-    sets_free(s);
-    return -1;
-}
-
-typedef struct ours_ctx {
-    igemm_plan_t *plan;
-    gpu_sets_t *s;
-    int use_bias, use_res;
-} ours_ctx_t;
-
-static int ours_fn(void *ctx, int set, void *stream, char *err, size_t errlen)
-{
-    ours_ctx_t *c = (ours_ctx_t *)ctx;
-    igemm_status_t st =
-        igemm_plan_run(c->plan, c->s->x[set], c->s->w[set], NULL, c->use_bias ? c->s->bias : NULL,
-                       c->use_res ? c->s->res[set] : NULL, c->s->y[set], stream);
-    if (st != IGEMM_STATUS_SUCCESS) {
-        snprintf(err, errlen, "igemm_plan_run: %s: %s", igemm_status_string(st),
-                 igemm_last_error());
-        return -1;
-    }
-    return 0;
-}
-
-/* Number of sets for one shape: total > 2 x L2, within 60% of free memory minus `reserve`. */
-static int choose_sets(size_t set_bytes, size_t reserve)
-{
-    size_t free_b = 0, total_b = 0, budget;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = 0;
-    budget = free_b > reserve ? (size_t)((double)(free_b - reserve) * 0.6) : 0;
-    /* IGEMM_BENCH_SETS=n forces the number of rotated buffer sets (diagnostics: 1 = the same
-     * buffers every call, operands warm in L2) */
-    const char *fs = getenv("IGEMM_BENCH_SETS");
-    if (fs && atoi(fs) >= 1 && atoi(fs) <= MAX_SETS) return atoi(fs);
-    return bench_num_sets(set_bytes, bench_l2_bytes(), budget, MAX_SETS);
-}
-
 /* ---- run ---- */
 
 static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, size_t errlen)
@@ -683,15 +556,16 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
     const igemm_conv2d_desc_t *d = &sh->desc;
     igemm_plan_options_t opts = igemm_plan_options_default();
     igemm_plan_t *plan = NULL;
-    gpu_sets_t sets;
+    timing_sets_t sets;
     void *hx = NULL, *hw = NULL;
     cudaStream_t stream = NULL;
-    bench_result_t r;
-    ours_ctx_t ctx;
+    timing_result_t r;
+    timing_igemm_t ctx;
     int64_t xe, we, ye;
     int nsets, rc = -1;
     char desc[512];
     double flops = cli_conv_flops(d);
+    const timing_cfg_t cfg = {o->warmup, o->iters, o->back_to_back};
     memset(&sets, 0, sizeof sets);
 
     describe_shape(sh, desc, sizeof desc);
@@ -709,23 +583,23 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
     }
     fill_random(hx, (size_t)xe, d->x_dtype, hash_str(sh->name) ^ 1, -1.0f, 1.0f);
     fill_random(hw, (size_t)we, d->w_dtype, hash_str(sh->name) ^ 2, -1.0f, 1.0f);
-    nsets = choose_sets((size_t)xe * dtype_size(d->x_dtype) + (size_t)we * dtype_size(d->w_dtype) +
-                            (size_t)ye * dtype_size(d->y_dtype),
-                        igemm_plan_workspace_bytes(plan));
-    if (sets_alloc(&sets, d, nsets, 0, hx, hw, NULL, NULL, err, errlen) != 0) goto fail;
+    nsets = timing_sets_count((size_t)xe * dtype_size(d->x_dtype) + (size_t)we * dtype_size(d->w_dtype) +
+                                  (size_t)ye * dtype_size(d->y_dtype),
+                              igemm_plan_workspace_bytes(plan), o->sets);
+    if (timing_sets_alloc(&sets, d, nsets, 0, hx, hw, NULL, NULL, err, errlen) != 0) goto fail;
     CLI_CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     ctx.plan = plan;
     ctx.s = &sets;
     ctx.use_bias = ctx.use_res = 0;
-    if (bench_time(ours_fn, &ctx, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0)
+    if (timing_run(timing_igemm_fn, &ctx, &cfg, sets.n, stream, &r, err, errlen) != 0)
         goto fail;
     printf("  time: %.2f us median (min %.2f, mean %.2f; %d runs%s, %d buffer sets), %.1f TFLOP/s\n",
-           r.median_us, r.min_us, r.mean_us, r.iters, bench_back_to_back() ? " back to back" : "", sets.n,
+           r.median_us, r.min_us, r.mean_us, r.iters, o->back_to_back ? " back to back" : "", sets.n,
            flops / (r.median_us * 1e-6) * 1e-12);
     rc = 0;
 fail:
     if (stream) cudaStreamDestroy(stream);
-    sets_free(&sets);
+    timing_sets_free(&sets);
     igemm_plan_destroy(plan);
     free(hx);
     free(hw);
@@ -1105,7 +979,7 @@ typedef struct dnn_ctx {
     int algo, math, fused, bias_f32;
     void *ws;
     size_t ws_bytes;
-    gpu_sets_t *s;
+    timing_sets_t *s;
     cudnn_dl_status_t last;
 } dnn_ctx_t;
 
@@ -1166,9 +1040,10 @@ static int fits_int(int64_t v) { return v >= 0 && v <= 2147483647; }
 /* Sets up cuDNN for the shape, picks its fastest algorithm (timed with the same harness on the
  * same buffers), and leaves c ready for dnn_fn. */
 static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int64_t q,
-                     cudaStream_t stream, char *algo_out, size_t algo_len, char *err,
+                     cudaStream_t stream, int back_to_back, char *algo_out, size_t algo_len, char *err,
                      size_t errlen)
 {
+    const timing_cfg_t sel = {2, 10, back_to_back}; /* a brief timing of each candidate */
     int dt = d->x_dtype == IGEMM_DTYPE_BF16 ? CUDNN_DL_DATA_BFLOAT16 : CUDNN_DL_DATA_HALF;
     int on, oc, oh, ow, nret = 0, ncand = 0;
     cudnn_dl_fwd_perf_t perf[2 * CUDNN_DL_FWD_ALGO_COUNT + 1];
@@ -1306,7 +1181,7 @@ static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int6
             DNN(c->api->SetTensor4dDescriptor(c->bd, CUDNN_DL_TENSOR_NHWC, CUDNN_DL_DATA_FLOAT, 1,
                                               (int)d->k, 1, 1));
         for (int i = 0; i < ncand; i++) {
-            bench_result_t r;
+            timing_result_t r;
             char e2[512];
             if (cand[i].ws == (size_t)-1) {
                 snprintf(why, sizeof why, "algo %s: no workspace size (unsupported)",
@@ -1321,7 +1196,7 @@ static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int6
             c->algo = cand[i].algo;
             c->math = cand[i].math;
             if (c->api->SetConvolutionMathType(c->cd, c->math) != CUDNN_DL_STATUS_SUCCESS) continue;
-            if (bench_time(dnn_fn, c, c->s->n, 2, 10, (void *)stream, &r, e2, sizeof e2) != 0) {
+            if (timing_run(dnn_fn, c, &sel, c->s->n, (void *)stream, &r, e2, sizeof e2) != 0) {
                 snprintf(why, sizeof why, "%s", e2);
                 (void)cudaGetLastError();
                 continue;
@@ -1350,7 +1225,7 @@ fail:
 
 /* Compares ours (set 0's y after our run) with cuDNN's (after its run). Returns 1 if they
  * agree within the tolerance of two independent fp32-accumulating implementations. */
-static int compare_with_cudnn(ours_ctx_t *oc, dnn_ctx_t *dc, const igemm_conv2d_desc_t *d,
+static int compare_with_cudnn(timing_igemm_t *oc, dnn_ctx_t *dc, const igemm_conv2d_desc_t *d,
                               cudaStream_t stream, double *max_abs, char *err, size_t errlen)
 {
     size_t ysz = oc->s->y_bytes;
@@ -1364,7 +1239,7 @@ static int compare_with_cudnn(ours_ctx_t *oc, dnn_ctx_t *dc, const igemm_conv2d_
         snprintf(err, errlen, "out of host memory");
         goto fail;
     }
-    if (ours_fn(oc, 0, stream, err, errlen) != 0) goto fail;
+    if (timing_igemm_fn(oc, 0, stream, err, errlen) != 0) goto fail;
     CLI_CU(cudaStreamSynchronize(stream));
     CLI_CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
     CLI_CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
@@ -1470,8 +1345,8 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                "L2 %.0f MiB flushed by buffer rotation%s%s\n",
                igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
                o->fused ? "; fused bias+residual+ReLU" : "", o->warmup, o->iters,
-               bench_back_to_back() ? "(back to back: an event pair per 16 calls)" : "(an event pair per call)",
-               bench_l2_bytes() / 1048576.0, have_dnn ? "; vs cuDNN " : "", ver);
+               o->back_to_back ? "(back to back: an event pair per 16 calls)" : "(an event pair per call)",
+               timing_l2_bytes() / 1048576.0, have_dnn ? "; vs cuDNN " : "", ver);
     }
     printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", "cudnn_us",
            "speedup", "ours_TF", "cudnn_TF", "cudnn_algo", "status");
@@ -1486,14 +1361,15 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         igemm_plan_t *plan = NULL;
         igemm_plan_options_t opts = igemm_plan_options_default();
         igemm_epilogue_t e = igemm_epilogue_default();
-        gpu_sets_t sets;
-        ours_ctx_t oc;
+        timing_sets_t sets;
+        timing_igemm_t oc;
         dnn_ctx_t dc;
-        bench_result_t r;
+        timing_result_t r;
         void *hx = NULL, *hw = NULL, *hres = NULL;
         float *hbias = NULL;
         int64_t xe = 0, we = 0, ye = 0, p = 0, q = 0;
         int ours_ok = 0;
+        const timing_cfg_t cfg = {o->warmup, o->iters, o->back_to_back};
 
         memset(&row, 0, sizeof row);
         memset(&sets, 0, sizeof sets);
@@ -1536,16 +1412,17 @@ static int cmd_bench_gpu(const cli_opts_t *o)
             size_t set_bytes = (size_t)xe * dtype_size(d->x_dtype) +
                                (size_t)we * dtype_size(d->w_dtype) +
                                (size_t)ye * dtype_size(d->y_dtype) * (o->fused ? 2 : 1);
-            int nsets = choose_sets(set_bytes, igemm_plan_workspace_bytes(plan) +
-                                                  ((size_t)1 << 30) /* cuDNN workspace */);
-            if (sets_alloc(&sets, d, nsets, o->fused, hx, hw, hres, hbias, err, errlen) != 0)
+            int nsets = timing_sets_count(set_bytes, igemm_plan_workspace_bytes(plan) +
+                                                         ((size_t)1 << 30) /* cuDNN workspace */,
+                                          o->sets);
+            if (timing_sets_alloc(&sets, d, nsets, o->fused, hx, hw, hres, hbias, err, errlen) != 0)
                 goto fail;
         }
         oc.plan = plan;
         oc.s = &sets;
         oc.use_bias = e.has_bias;
         oc.use_res = e.has_residual;
-        /* cuDNN set up first, then both timed interleaved (bench_time_pair: the same clock and
+        /* cuDNN set up first, then both timed interleaved (timing_run_pair: the same clock and
          * power states for both); ours alone where cuDNN is absent or fails */
         {
             int dnn_ready = 0;
@@ -1555,7 +1432,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                 dc.h = handle;
                 dc.fused = o->fused;
                 dc.s = &sets;
-                if (dnn_setup(&dc, d, p, q, stream, row.algo, sizeof row.algo, derr, sizeof derr) != 0) {
+                if (dnn_setup(&dc, d, p, q, stream, o->back_to_back, row.algo, sizeof row.algo, derr, sizeof derr) != 0) {
                     fprintf(stderr, "igemm: %s: cuDNN: %s\n", sh->name, derr);
                     snprintf(row.status, sizeof row.status, "cudnn failed");
                     (void)cudaGetLastError();
@@ -1563,17 +1440,17 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                     dnn_ready = 1;
                 }
             }
-            bench_result_t rd;
+            timing_result_t rd;
             memset(&rd, 0, sizeof rd);
-            if (dnn_ready && bench_time_pair(ours_fn, &oc, dnn_fn, &dc, sets.n, o->warmup, o->iters, stream, &r, &rd,
+            if (dnn_ready && timing_run_pair(timing_igemm_fn, &oc, dnn_fn, &dc, &cfg, sets.n, stream, &r, &rd,
                                              derr, sizeof derr) != 0) {
                 fprintf(stderr, "igemm: %s: timing with cuDNN: %s\n", sh->name, derr);
                 (void)cudaGetLastError();
                 dnn_ready = 0; /* time ours alone below, report cuDNN failed */
                 snprintf(row.status, sizeof row.status, "cudnn failed");
-                if (bench_time(ours_fn, &oc, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0) goto fail;
+                if (timing_run(timing_igemm_fn, &oc, &cfg, sets.n, stream, &r, err, errlen) != 0) goto fail;
             } else if (!dnn_ready) {
-                if (bench_time(ours_fn, &oc, sets.n, o->warmup, o->iters, stream, &r, err, errlen) != 0) goto fail;
+                if (timing_run(timing_igemm_fn, &oc, &cfg, sets.n, stream, &r, err, errlen) != 0) goto fail;
             }
             row.ours_us = r.median_us;
             ours_ok = 1;
@@ -1600,7 +1477,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         (void)cudaGetLastError();
     row_done:
         dnn_destroy(&dc);
-        sets_free(&sets);
+        timing_sets_free(&sets);
         igemm_plan_destroy(plan);
         free(hx);
         free(hw);
@@ -1644,7 +1521,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                 csv_escape(csv, row.algo);
                 fputc(',', csv);
                 csv_escape(csv, row.status);
-                fprintf(csv, ",%s\n", bench_back_to_back() ? "back_to_back" : "per_call");
+                fprintf(csv, ",%s\n", o->back_to_back ? "back_to_back" : "per_call");
                 fflush(csv);
             }
         }
@@ -1762,13 +1639,13 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH | OPT_TIMING;
+                  OPT_PATH | OPT_TIMING | OPT_SETS;
     else if (!strcmp(cmd, "check"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_EPI | OPT_PATH |
                   OPT_SAMPLES | OPT_SEED;
     else if (!strcmp(cmd, "bench"))
         allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV | OPT_TIMING;
+                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV | OPT_TIMING | OPT_SETS;
     else if (!strcmp(cmd, "info"))
         allowed = 0;
     else {
@@ -1790,7 +1667,6 @@ int main(int argc, char **argv)
         cli_shape_list_free(&o.shapes);
         return rc < 0 ? EXIT_OK : rc;
     }
-    bench_set_back_to_back(o.back_to_back);
     if (!strcmp(cmd, "info")) {
         rc = cmd_info();
         cli_shape_list_free(&o.shapes);

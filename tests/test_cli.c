@@ -1,6 +1,6 @@
 /*
  * test_cli.c — tests of the igemm CLI: the parsing functions (cli/shapes.c and the pure helpers
- * of cli/bench.c, linked from the CLI's objects) and the exit codes and messages of the built
+ * of cli/timing.c, linked from the CLI's objects) and the exit codes and messages of the built
  * binary (build/igemm, next to this test binary; those tests skip if it is missing).
  */
 #include <limits.h>
@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
 #include "igemm.h"
 #include "shapes.h"
 #include "test.h"
+#include "timing.h"
 #include "tolerance.h"
 
 /* ---- helpers ---- */
@@ -450,25 +450,25 @@ TEST(cli_out_dims_match_library)
     CHECK(checked > 100);
 }
 
-/* ---- bench helpers ---- */
+/* ---- timing helpers ---- */
 
-TEST(cli_bench_median_and_sets)
+TEST(cli_timing_median_and_sets)
 {
     double a[] = {5, 1, 4, 2, 3}, b[] = {4, 1, 3, 2}, c[] = {7};
-    CHECK_NEAR(bench_median(a, 5), 3.0, 0);
-    CHECK_NEAR(bench_median(b, 4), 2.5, 0);
-    CHECK_NEAR(bench_median(c, 1), 7.0, 0);
-    CHECK_NEAR(bench_median(NULL, 0), 0.0, 0);
+    CHECK_NEAR(timing_median(a, 5), 3.0, 0);
+    CHECK_NEAR(timing_median(b, 4), 2.5, 0);
+    CHECK_NEAR(timing_median(c, 1), 7.0, 0);
+    CHECK_NEAR(timing_median(NULL, 0), 0.0, 0);
     /* Total strictly above 2 x L2. */
-    CHECK_EQ_INT(bench_num_sets(10u << 20, 50u << 20, (size_t)64 << 30, 64), 11);
-    CHECK_EQ_INT(bench_num_sets(25u << 20, 50u << 20, (size_t)64 << 30, 64), 5);
+    CHECK_EQ_INT(timing_num_sets(10u << 20, 50u << 20, (size_t)64 << 30, 64), 11);
+    CHECK_EQ_INT(timing_num_sets(25u << 20, 50u << 20, (size_t)64 << 30, 64), 5);
     /* Huge sets: still 2, to alternate buffers. */
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)64 << 30, 64), 2);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, (size_t)64 << 30, 64), 2);
     /* Capped by memory (but never below 1) and by max_sets. */
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)1 << 30, 64), 1);
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
-    CHECK_EQ_INT(bench_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
-    CHECK_EQ_INT(bench_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, (size_t)1 << 30, 64), 1);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
+    CHECK_EQ_INT(timing_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
+    CHECK_EQ_INT(timing_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
 }
 
 /* ---- tolerance (cli/tolerance.c) ---- */
