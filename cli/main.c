@@ -20,6 +20,7 @@
 #include "igemm.h"
 #include "cudnn_dl.h"
 #include "gpu.h"
+#include "options.h"
 #include "shapes.h"
 #include "timing.h"
 
@@ -27,7 +28,6 @@
 #include <cuda_runtime_api.h>
 #endif
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 
 /* Helpers used only by the GPU commands stay compiled (and warning-free) in a CPU-only build. */
 #if defined(__GNUC__)
@@ -36,7 +36,6 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
 #define MAYBE_UNUSED
 #endif
 
-#define DEFAULT_SHAPE "r50_l1_3x3_64,32,56,56,64,64,3,3,1,1,1,1,1,1"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Usage and options                                                                           */
@@ -87,202 +86,6 @@ static void usage(FILE *f)
             "\n"
             "exit status: 0 ok, 1 failure, 2 usage error, 3 no usable CUDA GPU\n"
             "environment: IGEMM_CUDNN_LIB = path of libcudnn to load\n");
-}
-
-enum {
-    OPT_SHAPE = 1u << 0,
-    OPT_SHAPES = 1u << 1,
-    OPT_DTYPE = 1u << 2,
-    OPT_OUT_DTYPE = 1u << 3,
-    OPT_ITERS = 1u << 4,
-    OPT_WARMUP = 1u << 5,
-    OPT_PATH = 1u << 6,
-    OPT_EPI = 1u << 7,
-    OPT_SAMPLES = 1u << 8,
-    OPT_SEED = 1u << 9,
-    OPT_VS = 1u << 10,
-    OPT_FUSED = 1u << 11,
-    OPT_CSV = 1u << 12,
-    OPT_TIMING = 1u << 13,
-    OPT_SETS = 1u << 14
-};
-
-static const struct {
-    const char *name;
-    unsigned bit;
-    int has_value;
-} g_options[] = {
-    {"--shape", OPT_SHAPE, 1},     {"--shapes", OPT_SHAPES, 1}, {"--dtype", OPT_DTYPE, 1},
-    {"--out-dtype", OPT_OUT_DTYPE, 1}, {"--iters", OPT_ITERS, 1}, {"--warmup", OPT_WARMUP, 1},
-    {"--path", OPT_PATH, 1},       {"--epilogue", OPT_EPI, 1},  {"--samples", OPT_SAMPLES, 1},
-    {"--seed", OPT_SEED, 1},       {"--vs", OPT_VS, 1},         {"--fused", OPT_FUSED, 0},
-    {"--csv", OPT_CSV, 1},         {"--timing", OPT_TIMING, 1}, {"--sets", OPT_SETS, 1},
-};
-
-typedef struct cli_opts {
-    const char *cmd;
-    cli_shape_list_t shapes;
-    igemm_dtype_t dtype, out_dtype;
-    int out_dtype_set;
-    int iters, warmup, samples;
-    uint64_t seed;
-    igemm_path_t path;
-    unsigned epi_mask;
-    int vs_cudnn, fused;
-    int back_to_back; /* --timing back-to-back */
-    int sets;         /* --sets: buffer sets rotated over; 0 = as many as L2 needs */
-    const char *csv;
-} cli_opts_t;
-
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "igemm: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\nrun 'igemm help' for usage\n");
-    return EXIT_USAGE;
-}
-
-/* Parses argv[2..] for command o->cmd, allowing the options in `allowed`. Returns EXIT_OK, or
- * the exit status to leave with (-1: --help was printed, exit 0). */
-static int parse_options(int argc, char **argv, unsigned allowed, cli_opts_t *o)
-{
-    char err[1024];
-    for (int i = 2; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL, *eq;
-        char name[64];
-        size_t nlen;
-        int which = -1;
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            usage(stdout);
-            return -1;
-        }
-        if (strncmp(arg, "--", 2) != 0)
-            return usage_error("%s: unexpected argument '%s'", o->cmd, arg);
-        eq = strchr(arg, '=');
-        nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (nlen >= sizeof name) return usage_error("%s: unknown option '%s'", o->cmd, arg);
-        memcpy(name, arg, nlen);
-        name[nlen] = '\0';
-        for (size_t j = 0; j < sizeof g_options / sizeof g_options[0]; j++)
-            if (!strcmp(name, g_options[j].name)) which = (int)j;
-        if (which < 0 || !(g_options[which].bit & allowed))
-            return usage_error("%s: unknown option '%s'", o->cmd, name);
-        if (g_options[which].has_value) {
-            if (eq) val = eq + 1;
-            else if (i + 1 < argc) val = argv[++i];
-            else return usage_error("%s: option %s needs a value", o->cmd, name);
-        } else if (eq) {
-            return usage_error("%s: option %s takes no value", o->cmd, name);
-        }
-        switch (g_options[which].bit) {
-        case OPT_SHAPE: {
-            cli_shape_t s;
-            if (cli_parse_shape_arg(val, &s, err, sizeof err) != 0)
-                return usage_error("%s%s", err, "");
-            if (cli_shape_list_push(&o->shapes, &s) != 0) {
-                fprintf(stderr, "igemm: out of memory\n");
-                return EXIT_FAIL;
-            }
-            break;
-        }
-        case OPT_SHAPES:
-            if (cli_load_shapes(val, &o->shapes, err, sizeof err) != 0) {
-                fprintf(stderr, "igemm: %s\n", err);
-                return EXIT_FAIL;
-            }
-            break;
-        case OPT_DTYPE:
-            if (cli_parse_dtype(val, 0, &o->dtype) != 0)
-                return usage_error("--dtype '%s': expected bf16 or fp16%s", val, "");
-            break;
-        case OPT_OUT_DTYPE:
-            if (cli_parse_dtype(val, 1, &o->out_dtype) != 0)
-                return usage_error("--out-dtype '%s': expected bf16, fp16 or f32%s", val, "");
-            o->out_dtype_set = 1;
-            break;
-        case OPT_ITERS:
-            if (cli_parse_int_range(val, 1, 1000000, &o->iters) != 0)
-                return usage_error("--iters '%s': expected an integer in [1, 1000000]%s", val, "");
-            break;
-        case OPT_WARMUP:
-            if (cli_parse_int_range(val, 0, 1000000, &o->warmup) != 0)
-                return usage_error("--warmup '%s': expected an integer in [0, 1000000]%s", val,
-                                   "");
-            break;
-        case OPT_SAMPLES:
-            if (cli_parse_int_range(val, 0, 100000000, &o->samples) != 0)
-                return usage_error("--samples '%s': expected an integer in [0, 1e8]%s", val, "");
-            break;
-        case OPT_SEED: {
-            int64_t v;
-            if (cli_parse_i64(val, &v) != 0)
-                return usage_error("--seed '%s': expected an integer%s", val, "");
-            o->seed = (uint64_t)v;
-            break;
-        }
-        case OPT_PATH:
-            if (cli_parse_path(val, &o->path) != 0)
-                return usage_error("--path '%s': expected auto, general, sm90 or direct%s", val,
-                                   "");
-            break;
-        case OPT_EPI:
-            if (cli_parse_epilogue(val, &o->epi_mask) != 0)
-                return usage_error("--epilogue '%s': expected none, bias, scale-bias, bias-relu, "
-                                   "residual-relu, bias-gelu, fused, full or all%s",
-                                   val, "");
-            break;
-        case OPT_VS:
-            if (strcmp(val, "cudnn") != 0)
-                return usage_error("--vs '%s': only 'cudnn' is supported%s", val, "");
-            o->vs_cudnn = 1;
-            break;
-        case OPT_SETS:
-            _Static_assert(TIMING_MAX_SETS == 64, "--sets message and usage say 64");
-            if (cli_parse_int_range(val, 1, TIMING_MAX_SETS, &o->sets) != 0)
-                return usage_error("--sets '%s': expected an integer in [1, 64]%s", val, "");
-            break;
-        case OPT_FUSED: o->fused = 1; break;
-        case OPT_CSV: o->csv = val; break;
-        case OPT_TIMING:
-            if (strcmp(val, "per-call") == 0) o->back_to_back = 0;
-            else if (strcmp(val, "back-to-back") == 0) o->back_to_back = 1;
-            else return usage_error("--timing '%s': expected per-call or back-to-back%s", val, "");
-            break;
-        default: break;
-        }
-    }
-    return EXIT_OK;
-}
-
-/* Sets the dtypes of every shape and validates it with the library. */
-static int finish_shapes(cli_opts_t *o)
-{
-    if (o->shapes.n == 0) {
-        cli_shape_t s;
-        char err[512];
-        if (cli_parse_shape_arg(DEFAULT_SHAPE, &s, err, sizeof err) != 0 ||
-            cli_shape_list_push(&o->shapes, &s) != 0) {
-            fprintf(stderr, "igemm: internal error: %s\n", err);
-            return EXIT_FAIL;
-        }
-    }
-    if (!o->out_dtype_set) o->out_dtype = o->dtype;
-    for (int i = 0; i < o->shapes.n; i++) {
-        cli_shape_t *s = &o->shapes.v[i];
-        igemm_status_t st;
-        s->desc.x_dtype = s->desc.w_dtype = o->dtype;
-        s->desc.y_dtype = o->out_dtype;
-        st = igemm_conv2d_validate(&s->desc);
-        if (st != IGEMM_STATUS_SUCCESS) {
-            if (s->file)
-                fprintf(stderr, "igemm: %s:%d: shape '%s': %s\n", s->file, s->line, s->name,
-                        igemm_last_error());
-            else
-                fprintf(stderr, "igemm: --shape '%s': %s\n", s->name, igemm_last_error());
-            return s->file ? EXIT_FAIL : EXIT_USAGE;
-        }
-    }
-    return EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -480,7 +283,7 @@ static int run_cpu_fallback(void)
     int64_t xe = 0, we = 0, ye = 0, p = 0, q = 0;
     uint16_t *x = NULL, *w = NULL, *y = NULL;
     double times[5], sum = 0.0, flops;
-    int rc = EXIT_FAIL;
+    int rc = CLI_EXIT_FAIL;
     igemm_status_t st;
 
     gpu_usable(reason, sizeof reason);
@@ -496,7 +299,7 @@ static int run_cpu_fallback(void)
     if ((st = igemm_conv2d_sizes(&d, &xe, &we, &ye)) != IGEMM_STATUS_SUCCESS ||
         (st = igemm_conv2d_output_dims(&d, &p, &q)) != IGEMM_STATUS_SUCCESS) {
         fprintf(stderr, "igemm: %s: %s\n", igemm_status_string(st), igemm_last_error());
-        return EXIT_FAIL;
+        return CLI_EXIT_FAIL;
     }
     x = (uint16_t *)malloc((size_t)xe * 2);
     w = (uint16_t *)malloc((size_t)we * 2);
@@ -526,7 +329,7 @@ static int run_cpu_fallback(void)
                "%.3f GFLOP/s, checksum %.6f\n",
                med * 1e3, flops / med * 1e-9, sum);
     }
-    rc = EXIT_OK;
+    rc = CLI_EXIT_OK;
 done:
     free(x);
     free(w);
@@ -619,7 +422,7 @@ static int cmd_run_gpu(const cli_opts_t *o)
         }
         fflush(stdout);
     }
-    return failed ? EXIT_FAIL : EXIT_OK;
+    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 /* ---- check ---- */
@@ -964,7 +767,7 @@ static int cmd_check_gpu(const cli_opts_t *o)
         check_data_free(&c);
     }
     printf("%d/%d passed\n", npass, ntotal);
-    return npass == ntotal ? EXIT_OK : EXIT_FAIL;
+    return npass == ntotal ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 /* ---- bench ---- */
@@ -1325,14 +1128,14 @@ static int cmd_bench_gpu(const cli_opts_t *o)
     }
     if ((ce = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess) {
         fprintf(stderr, "igemm: cudaStreamCreate: %s\n", cudaGetErrorString(ce));
-        return EXIT_FAIL;
+        return CLI_EXIT_FAIL;
     }
     if (o->csv) {
         csv = fopen(o->csv, "w");
         if (!csv) {
             fprintf(stderr, "igemm: %s: cannot open for writing\n", o->csv);
             cudaStreamDestroy(stream);
-            return EXIT_FAIL;
+            return CLI_EXIT_FAIL;
         }
         fprintf(csv, "name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,groups,dtype,"
                      "out_dtype,fused,path,ours_us,cudnn_us,speedup,ours_tflops,cudnn_tflops,"
@@ -1534,7 +1337,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
     if (handle) api.Destroy(handle);
     cudnn_dl_unload(&api);
     cudaStreamDestroy(stream);
-    return failed ? EXIT_FAIL : EXIT_OK;
+    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 /* ---- info ---- */
@@ -1583,7 +1386,7 @@ static int cmd_info(void)
     info_gpu();
 #endif
     if (!have_gpu) printf("GPU: none usable (%s)\n", reason);
-    if (cli_parse_shape_arg(DEFAULT_SHAPE, &s, err, sizeof err) == 0) {
+    if (cli_parse_shape_arg(CLI_DEFAULT_SHAPE, &s, err, sizeof err) == 0) {
         printf("paths (plan for %s, bf16):\n", s.name);
         for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
             igemm_plan_options_t opts = igemm_plan_options_default();
@@ -1612,7 +1415,7 @@ static int cmd_info(void)
     } else {
         printf("cuDNN: not found (%s)\n", err);
     }
-    return EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1622,59 +1425,54 @@ int main(int argc, char **argv)
     cli_opts_t o;
     const char *cmd;
     unsigned allowed;
+    char err[1024] = "";
     int rc;
 
     if (argc < 2) {
         usage(stderr);
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     cmd = argv[1];
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("igemm %s\n", igemm_version_string());
-        return EXIT_OK;
+        return CLI_EXIT_OK;
     }
-    if (!strcmp(cmd, "run"))
-        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH | OPT_TIMING | OPT_SETS;
-    else if (!strcmp(cmd, "check"))
-        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_EPI | OPT_PATH |
-                  OPT_SAMPLES | OPT_SEED;
-    else if (!strcmp(cmd, "bench"))
-        allowed = OPT_SHAPE | OPT_SHAPES | OPT_DTYPE | OPT_OUT_DTYPE | OPT_ITERS | OPT_WARMUP |
-                  OPT_PATH | OPT_VS | OPT_FUSED | OPT_CSV | OPT_TIMING | OPT_SETS;
-    else if (!strcmp(cmd, "info"))
-        allowed = 0;
+    if (!strcmp(cmd, "run")) allowed = CLI_OPTS_RUN;
+    else if (!strcmp(cmd, "check")) allowed = CLI_OPTS_CHECK;
+    else if (!strcmp(cmd, "bench")) allowed = CLI_OPTS_BENCH;
+    else if (!strcmp(cmd, "info")) allowed = CLI_OPTS_INFO;
     else {
         fprintf(stderr, "igemm: unknown command '%s'\n\n", cmd);
         usage(stderr);
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
 
-    memset(&o, 0, sizeof o);
-    o.cmd = cmd;
-    o.dtype = o.out_dtype = IGEMM_DTYPE_BF16;
-    o.iters = 100;
-    o.warmup = 10;
-    o.samples = 2048;
-    o.seed = 1;
-    o.path = IGEMM_PATH_AUTO;
-    rc = parse_options(argc, argv, allowed, &o);
-    if (rc != EXIT_OK) {
-        cli_shape_list_free(&o.shapes);
-        return rc < 0 ? EXIT_OK : rc;
+    cli_opts_init(&o, cmd);
+    rc = cli_opts_parse(&o, argc - 2, argv + 2, allowed, err, sizeof err);
+    if (rc == CLI_OPTS_HELP) {
+        usage(stdout);
+        cli_opts_free(&o);
+        return CLI_EXIT_OK;
+    }
+    if (rc != CLI_EXIT_OK) {
+        fprintf(stderr, "igemm: %s\n", err);
+        if (rc == CLI_EXIT_USAGE) fprintf(stderr, "run 'igemm help' for usage\n");
+        cli_opts_free(&o);
+        return rc;
     }
     if (!strcmp(cmd, "info")) {
         rc = cmd_info();
-        cli_shape_list_free(&o.shapes);
+        cli_opts_free(&o);
         return rc;
     }
-    rc = finish_shapes(&o);
-    if (rc != EXIT_OK) {
-        cli_shape_list_free(&o.shapes);
+    rc = cli_opts_finish(&o, err, sizeof err);
+    if (rc != CLI_EXIT_OK) {
+        fprintf(stderr, "igemm: %s\n", err);
+        cli_opts_free(&o);
         return rc;
     }
 
@@ -1684,9 +1482,9 @@ int main(int argc, char **argv)
             rc = run_cpu_fallback();
         } else {
             fprintf(stderr, "igemm: no CUDA GPU found (%s); '%s' needs one\n", reason, cmd);
-            rc = EXIT_NO_GPU;
+            rc = CLI_EXIT_NO_GPU;
         }
-        cli_shape_list_free(&o.shapes);
+        cli_opts_free(&o);
         return rc;
     }
 #ifdef IGEMM_HAVE_CUDA
@@ -1695,8 +1493,8 @@ int main(int argc, char **argv)
     else rc = cmd_bench_gpu(&o);
 #else
     fprintf(stderr, "igemm: this build has no CUDA support; '%s' needs it\n", cmd);
-    rc = EXIT_NO_GPU;
+    rc = CLI_EXIT_NO_GPU;
 #endif
-    cli_shape_list_free(&o.shapes);
+    cli_opts_free(&o);
     return rc;
 }

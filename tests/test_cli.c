@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "igemm.h"
+#include "options.h"
 #include "shapes.h"
 #include "test.h"
 #include "timing.h"
@@ -471,6 +472,80 @@ TEST(cli_timing_median_and_sets)
     CHECK_EQ_INT(timing_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
 }
 
+/* ---- options (cli/options.c) ---- */
+
+/* Parses the blank-separated words of `line` as the options of command cmd (accepting `allowed`)
+ * into *o. Returns cli_opts_parse's status; err gets its message. */
+static int tcli_parse(cli_opts_t *o, const char *cmd, unsigned allowed, const char *line, char *err, size_t errlen)
+{
+    static char buf[1024];
+    char *args[64], *save = NULL;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *t = strtok_r(buf, " ", &save); t && n < 64; t = strtok_r(NULL, " ", &save)) args[n++] = t;
+    cli_opts_init(o, cmd);
+    err[0] = '\0';
+    return cli_opts_parse(o, n, args, allowed, err, errlen);
+}
+
+TEST(cli_opts_defaults_and_values)
+{
+    cli_opts_t o;
+    char err[1024];
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.iters, 100);
+    CHECK_EQ_INT(o.warmup, 10);
+    CHECK_EQ_INT(o.sets, 0);
+    CHECK_EQ_INT(o.back_to_back, 0);
+    CHECK_EQ_INT(o.path, IGEMM_PATH_AUTO);
+    REQUIRE(cli_opts_finish(&o, err, sizeof err) == CLI_EXIT_OK);
+    REQUIRE(o.shapes.n == 1);
+    CHECK(!strcmp(o.shapes.v[0].name, "r50_l1_3x3_64"));
+    CHECK_EQ_INT(o.shapes.v[0].desc.y_dtype, IGEMM_DTYPE_BF16);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH,
+                       "--timing back-to-back --iters=7 --dtype fp16 --vs cudnn --fused --path sm90 "
+                       "--shape a,1,8,8,16,16,3,3,1,1,1,1,1,1",
+                       err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.back_to_back, 1);
+    CHECK_EQ_INT(o.iters, 7);
+    CHECK(o.vs_cudnn && o.fused);
+    CHECK_EQ_INT(o.path, IGEMM_PATH_SM90);
+    REQUIRE(cli_opts_finish(&o, err, sizeof err) == CLI_EXIT_OK);
+    REQUIRE(o.shapes.n == 1);
+    CHECK_EQ_INT(o.shapes.v[0].desc.x_dtype, IGEMM_DTYPE_F16);
+    CHECK_EQ_INT(o.shapes.v[0].desc.y_dtype, IGEMM_DTYPE_F16); /* out dtype follows --dtype */
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "run", CLI_OPTS_RUN, "--iters 3 --help", err, sizeof err), CLI_OPTS_HELP);
+    cli_opts_free(&o);
+    /* a shape the parser takes but the library rejects: a usage error from finish */
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--shape 1,8,8,15,16,3,3,1,1,1,1,1,1,2", err, sizeof err) ==
+            CLI_EXIT_OK);
+    CHECK_EQ_INT(cli_opts_finish(&o, err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "groups") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+}
+
+TEST(cli_opts_sets_validation)
+{
+    static const char *const bad[] = {"--sets 0", "--sets 65", "--sets -1", "--sets x", "--sets 2.5", "--sets="};
+    cli_opts_t o;
+    char err[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(tcli_parse(&o, "bench", CLI_OPTS_BENCH, bad[i], err, sizeof err) == CLI_EXIT_USAGE, "'%s'", bad[i]);
+        CHECK_MSG(strstr(err, "--sets") != NULL && strstr(err, "[1, 64]") != NULL, "'%s': err = '%s'", bad[i], err);
+        cli_opts_free(&o);
+    }
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--sets", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "needs a value") != NULL, "err = '%s'", err);
+    CHECK(tcli_parse(&o, "run", CLI_OPTS_RUN, "--sets 1", err, sizeof err) == CLI_EXIT_OK && o.sets == 1);
+    CHECK(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--sets=64", err, sizeof err) == CLI_EXIT_OK && o.sets == 64);
+    /* check does not time: no --sets */
+    CHECK_EQ_INT(tcli_parse(&o, "check", CLI_OPTS_CHECK, "--sets 4", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "unknown option '--sets'") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+}
+
 /* ---- tolerance (cli/tolerance.c) ---- */
 
 TEST(cli_tolerance_grows_with_k_and_scale)
@@ -541,6 +616,9 @@ TEST(cli_bin_help_and_usage_errors)
     CHECK_EQ_INT(tcli_run("bench --vs mkl", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("bench --timing sometimes", out, sizeof out), 2);
     CHECK(strstr(out, "--timing 'sometimes'") != NULL);
+    CHECK_EQ_INT(tcli_run("run --sets 0", out, sizeof out), 2);
+    CHECK(strstr(out, "--sets '0'") != NULL);
+    CHECK_EQ_INT(tcli_run("check --sets 2", out, sizeof out), 2); /* run/bench-only option */
     CHECK_EQ_INT(tcli_run("check --timing per-call", out, sizeof out), 2); /* run/bench-only option */
     CHECK_EQ_INT(tcli_run("bench --fused=yes", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("run stray", out, sizeof out), 2);
