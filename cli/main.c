@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "igemm.h"
+#include "cudnn_baseline.h"
 #include "cudnn_dl.h"
 #include "gpu.h"
 #include "options.h"
@@ -772,309 +773,6 @@ static int cmd_check_gpu(const cli_opts_t *o)
 
 /* ---- bench ---- */
 
-typedef struct dnn_ctx {
-    cudnn_dl_t *api;
-    cudnn_dl_handle_t h;
-    cudnn_dl_tensor_t xd, yd, bd;
-    cudnn_dl_filter_t wd;
-    cudnn_dl_conv_t cd;
-    cudnn_dl_act_t ad;
-    int algo, math, fused, bias_f32;
-    void *ws;
-    size_t ws_bytes;
-    timing_sets_t *s;
-    cudnn_dl_status_t last;
-} dnn_ctx_t;
-
-static int dnn_fn(void *ctx, int set, void *stream, char *err, size_t errlen)
-{
-    dnn_ctx_t *c = (dnn_ctx_t *)ctx;
-    float one = 1.0f, zero = 0.0f;
-    cudnn_dl_status_t st;
-    char buf[512];
-    (void)stream; /* set on the handle */
-    if (c->fused)
-        st = c->api->ConvolutionBiasActivationForward(
-            c->h, &one, c->xd, c->s->x[set], c->wd, c->s->w[set], c->cd, c->algo, c->ws,
-            c->ws_bytes, &one, c->yd, c->s->res[set], c->bd,
-            c->bias_f32 ? (const void *)c->s->bias : c->s->bias_lp, c->ad, c->yd, c->s->y[set]);
-    else
-        st = c->api->ConvolutionForward(c->h, &one, c->xd, c->s->x[set], c->wd, c->s->w[set], c->cd,
-                                        c->algo, c->ws, c->ws_bytes, &zero, c->yd, c->s->y[set]);
-    c->last = st;
-    if (st != CUDNN_DL_STATUS_SUCCESS) {
-        snprintf(err, errlen, "%s(algo %s): %s",
-                 c->fused ? "cudnnConvolutionBiasActivationForward" : "cudnnConvolutionForward",
-                 cudnn_dl_algo_name(c->algo), cudnn_dl_error(c->api, st, buf, sizeof buf));
-        return -1;
-    }
-    return 0;
-}
-
-static void dnn_destroy(dnn_ctx_t *c)
-{
-    if (!c->api) return;
-    if (c->xd) c->api->DestroyTensorDescriptor(c->xd);
-    if (c->yd) c->api->DestroyTensorDescriptor(c->yd);
-    if (c->bd) c->api->DestroyTensorDescriptor(c->bd);
-    if (c->wd) c->api->DestroyFilterDescriptor(c->wd);
-    if (c->cd) c->api->DestroyConvolutionDescriptor(c->cd);
-    if (c->ad) c->api->DestroyActivationDescriptor(c->ad);
-    if (c->ws) cudaFree(c->ws);
-    c->xd = c->yd = c->bd = NULL;
-    c->wd = NULL;
-    c->cd = NULL;
-    c->ad = NULL;
-    c->ws = NULL;
-}
-
-#define DNN(call)                                                                          \
-    do {                                                                                   \
-        cudnn_dl_status_t s_ = (call);                                                     \
-        if (s_ != CUDNN_DL_STATUS_SUCCESS) {                                               \
-            char b_[512];                                                                  \
-            snprintf(err, errlen, "%s: %s", #call, cudnn_dl_error(c->api, s_, b_, sizeof b_)); \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
-
-static int fits_int(int64_t v) { return v >= 0 && v <= 2147483647; }
-
-/* Sets up cuDNN for the shape, picks its fastest algorithm (timed with the same harness on the
- * same buffers), and leaves c ready for dnn_fn. */
-static int dnn_setup(dnn_ctx_t *c, const igemm_conv2d_desc_t *d, int64_t p, int64_t q,
-                     cudaStream_t stream, int back_to_back, char *algo_out, size_t algo_len, char *err,
-                     size_t errlen)
-{
-    const timing_cfg_t sel = {2, 10, back_to_back}; /* a brief timing of each candidate */
-    int dt = d->x_dtype == IGEMM_DTYPE_BF16 ? CUDNN_DL_DATA_BFLOAT16 : CUDNN_DL_DATA_HALF;
-    int on, oc, oh, ow, nret = 0, ncand = 0;
-    cudnn_dl_fwd_perf_t perf[2 * CUDNN_DL_FWD_ALGO_COUNT + 1];
-    struct {
-        int algo, math;
-        size_t ws;
-    } cand[2 * CUDNN_DL_FWD_ALGO_COUNT + 2];
-    size_t free_b = 0, total_b = 0, ws_cap, ws_max = 0;
-    double best_us = 1e300;
-    int best = -1;
-    char why[512] = "no algorithm ran";
-
-    if (d->pad_top != d->pad_bottom || d->pad_left != d->pad_right) {
-        snprintf(err, errlen, "asymmetric padding is not expressible in cuDNN's 2-D descriptor");
-        return -1;
-    }
-    if (!fits_int(d->n) || !fits_int(d->c) || !fits_int(d->h) || !fits_int(d->w) ||
-        !fits_int(d->k) || !fits_int(p) || !fits_int(q) || !fits_int(d->n * d->h * d->w * d->c) ||
-        !fits_int(d->n * p * q * d->k)) {
-        snprintf(err, errlen, "tensor too large for cuDNN's 4-D int descriptors");
-        return -1;
-    }
-    DNN(c->api->CreateTensorDescriptor(&c->xd));
-    DNN(c->api->CreateTensorDescriptor(&c->yd));
-    DNN(c->api->CreateFilterDescriptor(&c->wd));
-    DNN(c->api->CreateConvolutionDescriptor(&c->cd));
-    DNN(c->api->SetTensor4dDescriptor(c->xd, CUDNN_DL_TENSOR_NHWC, dt, (int)d->n, (int)d->c,
-                                      (int)d->h, (int)d->w));
-    DNN(c->api->SetTensor4dDescriptor(c->yd, CUDNN_DL_TENSOR_NHWC, dt, (int)d->n, (int)d->k, (int)p,
-                                      (int)q));
-    DNN(c->api->SetFilter4dDescriptor(c->wd, dt, CUDNN_DL_TENSOR_NHWC, (int)d->k,
-                                      (int)(d->c / d->groups), (int)d->r, (int)d->s));
-    DNN(c->api->SetConvolution2dDescriptor(c->cd, (int)d->pad_top, (int)d->pad_left,
-                                           (int)d->stride_h, (int)d->stride_w, (int)d->dil_h,
-                                           (int)d->dil_w, CUDNN_DL_CROSS_CORRELATION,
-                                           CUDNN_DL_DATA_FLOAT));
-    DNN(c->api->SetConvolutionMathType(c->cd, CUDNN_DL_TENSOR_OP_MATH));
-    if (d->groups > 1) DNN(c->api->SetConvolutionGroupCount(c->cd, (int)d->groups));
-    DNN(c->api->GetConvolution2dForwardOutputDim(c->cd, c->xd, c->wd, &on, &oc, &oh, &ow));
-    if (on != d->n || oc != d->k || oh != p || ow != q) {
-        snprintf(err, errlen, "cuDNN output dims %dx%dx%dx%d differ from igemm's %lldx%lldx%lldx%lld",
-                 on, oc, oh, ow, (long long)d->n, (long long)d->k, (long long)p, (long long)q);
-        goto fail;
-    }
-    if (c->fused) {
-        DNN(c->api->CreateTensorDescriptor(&c->bd));
-        DNN(c->api->SetTensor4dDescriptor(c->bd, CUDNN_DL_TENSOR_NHWC, dt, 1, (int)d->k, 1, 1));
-        DNN(c->api->CreateActivationDescriptor(&c->ad));
-        DNN(c->api->SetActivationDescriptor(c->ad, CUDNN_DL_ACTIVATION_RELU,
-                                            CUDNN_DL_NOT_PROPAGATE_NAN, 0.0));
-    }
-    DNN(c->api->SetStream(c->h, (void *)stream));
-
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = 0;
-    ws_cap = free_b / 2;
-    if (ws_cap > ((size_t)4 << 30)) ws_cap = (size_t)4 << 30;
-
-    /* Candidates: the heuristics' list, then cudnnFind...Ex's measured list. */
-    {
-        int maxc = 0;
-        if (c->api->GetConvolutionForwardAlgorithmMaxCount(c->h, &maxc) != CUDNN_DL_STATUS_SUCCESS ||
-            maxc <= 0 || maxc > CUDNN_DL_FWD_ALGO_COUNT)
-            maxc = CUDNN_DL_FWD_ALGO_COUNT;
-        memset(perf, 0, sizeof perf);
-        if (c->api->GetConvolutionForwardAlgorithm_v7(c->h, c->xd, c->wd, c->cd, c->yd, maxc, &nret,
-                                                      perf) == CUDNN_DL_STATUS_SUCCESS) {
-            for (int i = 0; i < nret; i++) {
-                if (perf[i].status != CUDNN_DL_STATUS_SUCCESS) continue;
-                cand[ncand].algo = perf[i].algo;
-                cand[ncand].math = perf[i].math_type;
-                cand[ncand].ws = perf[i].memory;
-                ncand++;
-                if (perf[i].memory <= ws_cap && perf[i].memory > ws_max) ws_max = perf[i].memory;
-            }
-        }
-        if (ws_max > 0) CLI_CU(cudaMalloc(&c->ws, ws_max));
-        c->ws_bytes = ws_max;
-        memset(perf, 0, sizeof perf);
-        nret = 0;
-        if (c->api->FindConvolutionForwardAlgorithmEx(c->h, c->xd, c->s->x[0], c->wd, c->s->w[0],
-                                                      c->cd, c->yd, c->s->y[0], maxc, &nret, perf,
-                                                      c->ws, c->ws_bytes) == CUDNN_DL_STATUS_SUCCESS) {
-            for (int i = 0; i < nret; i++) {
-                int dup = 0;
-                if (perf[i].status != CUDNN_DL_STATUS_SUCCESS) continue;
-                for (int j = 0; j < ncand; j++)
-                    if (cand[j].algo == perf[i].algo && cand[j].math == perf[i].math_type) dup = 1;
-                if (dup) continue;
-                cand[ncand].algo = perf[i].algo;
-                cand[ncand].math = perf[i].math_type;
-                cand[ncand].ws = perf[i].memory;
-                ncand++;
-            }
-        }
-        (void)cudaGetLastError();
-        if (c->fused) { /* the documented always-supported algorithm for fused ReLU */
-            int dup = 0;
-            for (int j = 0; j < ncand; j++)
-                if (cand[j].algo == CUDNN_DL_FWD_ALGO_IMPLICIT_PRECOMP_GEMM &&
-                    cand[j].math == CUDNN_DL_TENSOR_OP_MATH)
-                    dup = 1;
-            if (!dup) {
-                cand[ncand].algo = CUDNN_DL_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-                cand[ncand].math = CUDNN_DL_TENSOR_OP_MATH;
-                cand[ncand].ws = 0;
-                ncand++;
-            }
-        }
-    }
-    if (ncand == 0) {
-        snprintf(err, errlen, "cuDNN offers no algorithm for this shape");
-        goto fail;
-    }
-    /* Exact workspace per candidate (under its math type); grow the buffer outside timing. */
-    for (int i = 0; i < ncand; i++) {
-        size_t b = 0;
-        if (c->api->SetConvolutionMathType(c->cd, cand[i].math) != CUDNN_DL_STATUS_SUCCESS ||
-            c->api->GetConvolutionForwardWorkspaceSize(c->h, c->xd, c->wd, c->cd, c->yd,
-                                                       cand[i].algo, &b) != CUDNN_DL_STATUS_SUCCESS)
-            b = (size_t)-1;
-        cand[i].ws = b;
-        if (b != (size_t)-1 && b <= ws_cap && b > c->ws_bytes) {
-            if (c->ws) cudaFree(c->ws);
-            c->ws = NULL;
-            c->ws_bytes = 0;
-            CLI_CU(cudaMalloc(&c->ws, b));
-            c->ws_bytes = b;
-        }
-    }
-    /* Time each candidate briefly; for --fused, retry with an fp32 bias if the input-typed bias
-     * is refused everywhere. */
-    for (int pass = 0; pass < (c->fused ? 2 : 1) && best < 0; pass++) {
-        c->bias_f32 = pass;
-        if (pass == 1)
-            DNN(c->api->SetTensor4dDescriptor(c->bd, CUDNN_DL_TENSOR_NHWC, CUDNN_DL_DATA_FLOAT, 1,
-                                              (int)d->k, 1, 1));
-        for (int i = 0; i < ncand; i++) {
-            timing_result_t r;
-            char e2[512];
-            if (cand[i].ws == (size_t)-1) {
-                snprintf(why, sizeof why, "algo %s: no workspace size (unsupported)",
-                         cudnn_dl_algo_name(cand[i].algo));
-                continue;
-            }
-            if (cand[i].ws > c->ws_bytes) {
-                snprintf(why, sizeof why, "algo %s needs %zu bytes of workspace",
-                         cudnn_dl_algo_name(cand[i].algo), cand[i].ws);
-                continue;
-            }
-            c->algo = cand[i].algo;
-            c->math = cand[i].math;
-            if (c->api->SetConvolutionMathType(c->cd, c->math) != CUDNN_DL_STATUS_SUCCESS) continue;
-            if (timing_run(dnn_fn, c, &sel, c->s->n, (void *)stream, &r, e2, sizeof e2) != 0) {
-                snprintf(why, sizeof why, "%s", e2);
-                (void)cudaGetLastError();
-                continue;
-            }
-            if (r.median_us < best_us) {
-                best_us = r.median_us;
-                best = i;
-            }
-        }
-    }
-    if (best < 0) {
-        snprintf(err, errlen, "no cuDNN algorithm ran: %s", why);
-        goto fail;
-    }
-    c->algo = cand[best].algo;
-    c->math = cand[best].math;
-    DNN(c->api->SetConvolutionMathType(c->cd, c->math));
-    snprintf(algo_out, algo_len, "%s%s%s", cudnn_dl_algo_name(c->algo),
-             c->math == CUDNN_DL_DEFAULT_MATH ? "/default_math" : "",
-             c->bias_f32 ? "/f32bias" : "");
-    return 0;
-fail:
-    dnn_destroy(c);
-    return -1;
-}
-
-/* Compares ours (set 0's y after our run) with cuDNN's (after its run). Returns 1 if they
- * agree within the tolerance of two independent fp32-accumulating implementations. */
-static int compare_with_cudnn(timing_igemm_t *oc, dnn_ctx_t *dc, const igemm_conv2d_desc_t *d,
-                              cudaStream_t stream, double *max_abs, char *err, size_t errlen)
-{
-    size_t ysz = oc->s->y_bytes;
-    size_t n = ysz / dtype_size(d->y_dtype);
-    void *a = malloc(ysz), *b = malloc(ysz);
-    igemm_epilogue_t e = igemm_epilogue_default();
-    double u = unit_roundoff(d->y_dtype), atol, mb = 0.0;
-    int ok = -1;
-    *max_abs = 0.0;
-    if (!a || !b) {
-        snprintf(err, errlen, "out of host memory");
-        goto fail;
-    }
-    if (timing_igemm_fn(oc, 0, stream, err, errlen) != 0) goto fail;
-    CLI_CU(cudaStreamSynchronize(stream));
-    CLI_CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
-    CLI_CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
-    if (dnn_fn(dc, 0, stream, err, errlen) != 0) goto fail;
-    CLI_CU(cudaStreamSynchronize(stream));
-    CLI_CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
-    if (dc->fused) {
-        e.has_bias = e.has_residual = 1;
-        e.activation = IGEMM_ACT_RELU;
-        mb = 1.0;
-    }
-    atol = full_atol(d, &e, 1.0, mb, 1.0) * 2.0;
-    if (dc->fused) /* cuDNN may round the conv result to y's type before adding bias and z */
-        atol += u * (2.0 * sqrt((double)d->r * (double)d->s * (double)(d->c / d->groups)) + 2.0);
-    ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        double x = load_elem(a, i, d->y_dtype), y = load_elem(b, i, d->y_dtype);
-        double dd = fabs(x - y);
-        if (!(dd == dd)) {
-            ok = 0;
-            *max_abs = INFINITY;
-            break;
-        }
-        if (dd > *max_abs) *max_abs = dd;
-        if (dd > u * (fabs(x) + fabs(y)) + atol) ok = 0;
-    }
-fail:
-    free(a);
-    free(b);
-    return ok;
-}
-
 typedef struct bench_row {
     char name[CLI_NAME_MAX];
     const char *path;
@@ -1166,7 +864,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         igemm_epilogue_t e = igemm_epilogue_default();
         timing_sets_t sets;
         timing_igemm_t oc;
-        dnn_ctx_t dc;
+        cudnn_baseline_t dc;
         timing_result_t r;
         void *hx = NULL, *hw = NULL, *hres = NULL;
         float *hbias = NULL;
@@ -1235,7 +933,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                 dc.h = handle;
                 dc.fused = o->fused;
                 dc.s = &sets;
-                if (dnn_setup(&dc, d, p, q, stream, o->back_to_back, row.algo, sizeof row.algo, derr, sizeof derr) != 0) {
+                if (cudnn_baseline_setup(&dc, d, p, q, stream, o->back_to_back, row.algo, sizeof row.algo, derr, sizeof derr) != 0) {
                     fprintf(stderr, "igemm: %s: cuDNN: %s\n", sh->name, derr);
                     snprintf(row.status, sizeof row.status, "cudnn failed");
                     (void)cudaGetLastError();
@@ -1245,7 +943,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
             }
             timing_result_t rd;
             memset(&rd, 0, sizeof rd);
-            if (dnn_ready && timing_run_pair(timing_igemm_fn, &oc, dnn_fn, &dc, &cfg, sets.n, stream, &r, &rd,
+            if (dnn_ready && timing_run_pair(timing_igemm_fn, &oc, cudnn_baseline_fn, &dc, &cfg, sets.n, stream, &r, &rd,
                                              derr, sizeof derr) != 0) {
                 fprintf(stderr, "igemm: %s: timing with cuDNN: %s\n", sh->name, derr);
                 (void)cudaGetLastError();
@@ -1262,7 +960,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
                 double mabs = 0.0;
                 int agree;
                 row.dnn_us = rd.median_us;
-                agree = compare_with_cudnn(&oc, &dc, d, stream, &mabs, derr, sizeof derr);
+                agree = cudnn_baseline_compare(&oc, &dc, d, o->fused ? hbias : NULL, stream, &mabs, derr, sizeof derr);
                 if (agree < 0) {
                     fprintf(stderr, "igemm: %s: comparison with cuDNN failed: %s\n", sh->name, derr);
                     snprintf(row.status, sizeof row.status, "compare failed");
@@ -1279,7 +977,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
         failed++;
         (void)cudaGetLastError();
     row_done:
-        dnn_destroy(&dc);
+        cudnn_baseline_destroy(&dc);
         timing_sets_free(&sets);
         igemm_plan_destroy(plan);
         free(hx);
