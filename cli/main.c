@@ -20,6 +20,7 @@
 #include "igemm.h"
 #include "cudnn_baseline.h"
 #include "cudnn_dl.h"
+#include "commands.h"
 #include "gpu.h"
 #include "options.h"
 #include "shapes.h"
@@ -344,14 +345,6 @@ done:
 #ifdef IGEMM_HAVE_CUDA
 
 
-#define IG(call)                                                                           \
-    do {                                                                                   \
-        igemm_status_t s_ = (call);                                                        \
-        if (s_ != IGEMM_STATUS_SUCCESS) {                                                  \
-            snprintf(err, errlen, "%s: %s", igemm_status_string(s_), igemm_last_error());  \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 /* ---- run ---- */
 
@@ -376,9 +369,9 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
     printf("%s: %s, %s -> %s\n", sh->name, desc, cli_dtype_name(d->x_dtype),
            cli_dtype_name(d->y_dtype));
     opts.path = o->path;
-    IG(igemm_plan_create(&plan, d, NULL, &opts));
+    CLI_IG(igemm_plan_create(&plan, d, NULL, &opts));
     printf("  plan: %s\n", igemm_plan_describe(plan));
-    IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
+    CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
     hx = malloc((size_t)xe * dtype_size(d->x_dtype));
     hw = malloc((size_t)we * dtype_size(d->w_dtype));
     if (!hx || !hw) {
@@ -510,8 +503,8 @@ static int check_data_init(check_data_t *c, const cli_shape_t *sh, const cli_opt
     memset(c, 0, sizeof *c);
     c->sh = sh;
     c->d = sh->desc;
-    IG(igemm_conv2d_sizes(&c->d, &c->xe, &c->we, &c->ye));
-    IG(igemm_conv2d_output_dims(&c->d, &c->p, &c->q));
+    CLI_IG(igemm_conv2d_sizes(&c->d, &c->xe, &c->we, &c->ye));
+    CLI_IG(igemm_conv2d_output_dims(&c->d, &c->p, &c->q));
     ysz = (size_t)c->ye * dtype_size(c->d.y_dtype);
     c->hx = malloc((size_t)c->xe * 2);
     c->hw = malloc((size_t)c->we * 2);
@@ -592,7 +585,7 @@ static int check_case(check_data_t *c, int epi_case, const cli_opts_t *o)
     stats_init(&s_samp);
     stats_init(&s_dir);
     opts.path = o->path;
-    IG(igemm_plan_create(&plan, d, &e, &opts));
+    CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
     path = cli_path_name(igemm_plan_path(plan));
 
     dd.y_dtype = IGEMM_DTYPE_F32;
@@ -602,10 +595,10 @@ static int check_case(check_data_t *c, int epi_case, const cli_opts_t *o)
 
     CLI_CU(cudaMemset(c->dy_raw, 0xFF, ysz + 2 * GUARD));
     CLI_CU(cudaMemset(c->dyd_raw, 0xFF, (size_t)c->ye * 4 + 2 * GUARD));
-    IG(igemm_plan_run(plan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
+    CLI_IG(igemm_plan_run(plan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
                       e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres : NULL, dy, NULL));
     if (have_direct)
-        IG(igemm_plan_run(dplan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
+        CLI_IG(igemm_plan_run(dplan, c->dx, c->dw, e.has_scale ? c->dscale : NULL,
                           e.has_bias ? c->dbias : NULL, e.has_residual ? c->dres32 : NULL, dyd,
                           NULL));
     CLI_CU(cudaDeviceSynchronize());
@@ -892,10 +885,10 @@ static int cmd_bench_gpu(const cli_opts_t *o)
             e.activation = !parts || strchr(parts, 'a') != NULL ? IGEMM_ACT_RELU : IGEMM_ACT_NONE;
         }
         opts.path = o->path;
-        IG(igemm_plan_create(&plan, d, &e, &opts));
+        CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
         row.path = cli_path_name(igemm_plan_path(plan));
-        IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
-        IG(igemm_conv2d_output_dims(d, &p, &q));
+        CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
+        CLI_IG(igemm_conv2d_output_dims(d, &p, &q));
         hx = malloc((size_t)xe * dtype_size(d->x_dtype));
         hw = malloc((size_t)we * dtype_size(d->w_dtype));
         hbias = (float *)malloc((size_t)d->k * sizeof(float));
@@ -1038,83 +1031,7 @@ static int cmd_bench_gpu(const cli_opts_t *o)
     return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-/* ---- info ---- */
-
-static void info_gpu(void)
-{
-    int rt = 0, drv = 0, ndev = 0, dev = 0;
-    cudaRuntimeGetVersion(&rt);
-    cudaDriverGetVersion(&drv);
-    if (drv > 0)
-        printf("CUDA runtime %d.%d, driver supports CUDA %d.%d\n", rt / 1000, rt % 1000 / 10,
-               drv / 1000, drv % 1000 / 10);
-    else
-        printf("CUDA runtime %d.%d, no CUDA driver\n", rt / 1000, rt % 1000 / 10);
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
-    cudaGetDevice(&dev);
-    for (int i = 0; i < ndev; i++) {
-        struct cudaDeviceProp prop;
-        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-        printf("GPU %d%s: %s, compute capability %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB, "
-               "smem/block opt-in %zu KiB\n",
-               i, i == dev ? " (current)" : "", prop.name, prop.major, prop.minor,
-               prop.multiProcessorCount, (double)prop.totalGlobalMem / 1073741824.0,
-               prop.l2CacheSize / 1048576.0, prop.sharedMemPerBlockOptin / 1024);
-    }
-}
 #endif /* IGEMM_HAVE_CUDA */
-
-static int cmd_info(void)
-{
-    static const igemm_path_t paths[] = {IGEMM_PATH_AUTO, IGEMM_PATH_SM90, IGEMM_PATH_GENERAL,
-                                         IGEMM_PATH_DIRECT};
-    cli_shape_t s;
-    char err[512], reason[256];
-    cudnn_dl_t api;
-    const int have_gpu = gpu_usable(reason, sizeof reason);
-
-    printf("igemm %s (IGEMM_VERSION %d), built %s CUDA\n", igemm_version_string(), IGEMM_VERSION,
-#ifdef IGEMM_HAVE_CUDA
-           "with"
-#else
-           "without"
-#endif
-    );
-#ifdef IGEMM_HAVE_CUDA
-    info_gpu();
-#endif
-    if (!have_gpu) printf("GPU: none usable (%s)\n", reason);
-    if (cli_parse_shape_arg(CLI_DEFAULT_SHAPE, &s, err, sizeof err) == 0) {
-        printf("paths (plan for %s, bf16):\n", s.name);
-        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-            igemm_plan_options_t opts = igemm_plan_options_default();
-            igemm_plan_t *plan = NULL;
-            igemm_status_t st;
-            opts.path = paths[i];
-            st = igemm_plan_create(&plan, &s.desc, NULL, &opts);
-            if (st == IGEMM_STATUS_SUCCESS) {
-                if (paths[i] == IGEMM_PATH_AUTO)
-                    printf("  %-8s usable -> %s: %s\n", cli_path_name(paths[i]),
-                           cli_path_name(igemm_plan_path(plan)), igemm_plan_describe(plan));
-                else
-                    printf("  %-8s usable\n", cli_path_name(paths[i]));
-            } else {
-                printf("  %-8s not usable: %s: %s\n", cli_path_name(paths[i]),
-                       igemm_status_string(st), igemm_last_error());
-            }
-            igemm_plan_destroy(plan);
-        }
-    }
-    if (cudnn_dl_load(&api, err, sizeof err) == 0) {
-        char ver[32];
-        cudnn_dl_version_string(api.GetVersion(), ver, sizeof ver);
-        printf("cuDNN: %s (%s)\n", ver, api.path);
-        cudnn_dl_unload(&api);
-    } else {
-        printf("cuDNN: not found (%s)\n", err);
-    }
-    return CLI_EXIT_OK;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -1163,7 +1080,7 @@ int main(int argc, char **argv)
         return rc;
     }
     if (!strcmp(cmd, "info")) {
-        rc = cmd_info();
+        rc = cmd_info(&o);
         cli_opts_free(&o);
         return rc;
     }
