@@ -145,20 +145,6 @@ static void fill_random(void *dst, size_t n, igemm_dtype_t d, uint64_t seed, flo
     }
 }
 
-MAYBE_UNUSED static void describe_shape(const cli_shape_t *s, char *buf, size_t len)
-{
-    const igemm_conv2d_desc_t *d = &s->desc;
-    int64_t p = 0, q = 0;
-    cli_conv_out_dims(d, &p, &q);
-    snprintf(buf, len,
-             "n=%lld %lldx%lldx%lld -> k=%lld, %lldx%lld filter, stride %lldx%lld, pad %lldx%lld, "
-             "dil %lldx%lld, groups %lld -> %lldx%lld output",
-             (long long)d->n, (long long)d->h, (long long)d->w, (long long)d->c, (long long)d->k,
-             (long long)d->r, (long long)d->s, (long long)d->stride_h, (long long)d->stride_w,
-             (long long)d->pad_top, (long long)d->pad_left, (long long)d->dil_h,
-             (long long)d->dil_w, (long long)d->groups, (long long)p, (long long)q);
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Host reference for one output element, and tolerances                                       */
 
@@ -277,147 +263,12 @@ MAYBE_UNUSED static double full_atol(const igemm_conv2d_desc_t *d, const igemm_e
 /* ------------------------------------------------------------------------------------------ */
 /* CPU fallback of `run`                                                                        */
 
-static int run_cpu_fallback(void)
-{
-    char reason[256];
-    igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
-    igemm_epilogue_t e = igemm_epilogue_default();
-    int64_t xe = 0, we = 0, ye = 0, p = 0, q = 0;
-    uint16_t *x = NULL, *w = NULL, *y = NULL;
-    double times[5], sum = 0.0, flops;
-    int rc = CLI_EXIT_FAIL;
-    igemm_status_t st;
-
-    gpu_usable(reason, sizeof reason);
-    printf("igemm: no CUDA GPU found (%s); running the CPU reference on a small layer instead\n",
-           reason);
-    d.n = 1;
-    d.h = d.w = 14;
-    d.c = 16;
-    d.k = 16;
-    d.r = d.s = 3;
-    d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
-    d.x_dtype = d.w_dtype = d.y_dtype = IGEMM_DTYPE_BF16;
-    if ((st = igemm_conv2d_sizes(&d, &xe, &we, &ye)) != IGEMM_STATUS_SUCCESS ||
-        (st = igemm_conv2d_output_dims(&d, &p, &q)) != IGEMM_STATUS_SUCCESS) {
-        fprintf(stderr, "igemm: %s: %s\n", igemm_status_string(st), igemm_last_error());
-        return CLI_EXIT_FAIL;
-    }
-    x = (uint16_t *)malloc((size_t)xe * 2);
-    w = (uint16_t *)malloc((size_t)we * 2);
-    y = (uint16_t *)malloc((size_t)ye * 2);
-    if (!x || !w || !y) {
-        fprintf(stderr, "igemm: out of host memory\n");
-        goto done;
-    }
-    fill_random(x, (size_t)xe, d.x_dtype, 1, -1.0f, 1.0f);
-    fill_random(w, (size_t)we, d.w_dtype, 2, -1.0f, 1.0f);
-    for (int i = 0; i < 5; i++) {
-        double t0 = timing_now_s();
-        st = igemm_conv2d_reference(&d, &e, x, w, NULL, NULL, NULL, y);
-        times[i] = timing_now_s() - t0;
-        if (st != IGEMM_STATUS_SUCCESS) {
-            fprintf(stderr, "igemm: igemm_conv2d_reference: %s: %s\n", igemm_status_string(st),
-                    igemm_last_error());
-            goto done;
-        }
-    }
-    for (int64_t i = 0; i < ye; i++) sum += load_elem(y, (size_t)i, d.y_dtype);
-    flops = 2.0 * (double)d.n * (double)p * (double)q * (double)d.k * (double)d.r *
-            (double)d.s * (double)d.c;
-    {
-        double med = timing_median(times, 5);
-        printf("cpu_reference  n=1 14x14x16 -> 16, 3x3, pad 1 (bf16): %.3f ms (median of 5), "
-               "%.3f GFLOP/s, checksum %.6f\n",
-               med * 1e3, flops / med * 1e-9, sum);
-    }
-    rc = CLI_EXIT_OK;
-done:
-    free(x);
-    free(w);
-    free(y);
-    return rc;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* GPU commands                                                                                */
 
 #ifdef IGEMM_HAVE_CUDA
 
 
-
-/* ---- run ---- */
-
-static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, size_t errlen)
-{
-    const igemm_conv2d_desc_t *d = &sh->desc;
-    igemm_plan_options_t opts = igemm_plan_options_default();
-    igemm_plan_t *plan = NULL;
-    timing_sets_t sets;
-    void *hx = NULL, *hw = NULL;
-    cudaStream_t stream = NULL;
-    timing_result_t r;
-    timing_igemm_t ctx;
-    int64_t xe, we, ye;
-    int nsets, rc = -1;
-    char desc[512];
-    double flops = cli_conv_flops(d);
-    const timing_cfg_t cfg = {o->warmup, o->iters, o->back_to_back};
-    memset(&sets, 0, sizeof sets);
-
-    describe_shape(sh, desc, sizeof desc);
-    printf("%s: %s, %s -> %s\n", sh->name, desc, cli_dtype_name(d->x_dtype),
-           cli_dtype_name(d->y_dtype));
-    opts.path = o->path;
-    CLI_IG(igemm_plan_create(&plan, d, NULL, &opts));
-    printf("  plan: %s\n", igemm_plan_describe(plan));
-    CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
-    hx = malloc((size_t)xe * dtype_size(d->x_dtype));
-    hw = malloc((size_t)we * dtype_size(d->w_dtype));
-    if (!hx || !hw) {
-        snprintf(err, errlen, "out of host memory");
-        goto fail;
-    }
-    fill_random(hx, (size_t)xe, d->x_dtype, hash_str(sh->name) ^ 1, -1.0f, 1.0f);
-    fill_random(hw, (size_t)we, d->w_dtype, hash_str(sh->name) ^ 2, -1.0f, 1.0f);
-    nsets = timing_sets_count((size_t)xe * dtype_size(d->x_dtype) + (size_t)we * dtype_size(d->w_dtype) +
-                                  (size_t)ye * dtype_size(d->y_dtype),
-                              igemm_plan_workspace_bytes(plan), o->sets);
-    if (timing_sets_alloc(&sets, d, nsets, 0, hx, hw, NULL, NULL, err, errlen) != 0) goto fail;
-    CLI_CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    ctx.plan = plan;
-    ctx.s = &sets;
-    ctx.use_bias = ctx.use_res = 0;
-    if (timing_run(timing_igemm_fn, &ctx, &cfg, sets.n, stream, &r, err, errlen) != 0)
-        goto fail;
-    printf("  time: %.2f us median (min %.2f, mean %.2f; %d runs%s, %d buffer sets), %.1f TFLOP/s\n",
-           r.median_us, r.min_us, r.mean_us, r.iters, o->back_to_back ? " back to back" : "", sets.n,
-           flops / (r.median_us * 1e-6) * 1e-12);
-    rc = 0;
-fail:
-    if (stream) cudaStreamDestroy(stream);
-    timing_sets_free(&sets);
-    igemm_plan_destroy(plan);
-    free(hx);
-    free(hw);
-    return rc;
-}
-
-static int cmd_run_gpu(const cli_opts_t *o)
-{
-    char dev[256], err[1024];
-    int failed = 0;
-    gpu_device_line(dev, sizeof dev);
-    printf("igemm %s on %s\n", igemm_version_string(), dev);
-    for (int i = 0; i < o->shapes.n; i++) {
-        if (run_one_gpu(&o->shapes.v[i], o, err, sizeof err) != 0) {
-            fprintf(stderr, "igemm: %s: %s\n", o->shapes.v[i].name, err);
-            failed++;
-        }
-        fflush(stdout);
-    }
-    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-}
 
 /* ---- check ---- */
 
@@ -1091,11 +942,14 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (!strcmp(cmd, "run")) {
+        rc = cmd_run(&o);
+        cli_opts_free(&o);
+        return rc;
+    }
     char reason[256];
     if (!gpu_usable(reason, sizeof reason)) {
-        if (!strcmp(cmd, "run")) {
-            rc = run_cpu_fallback();
-        } else {
+        {
             fprintf(stderr, "igemm: no CUDA GPU found (%s); '%s' needs one\n", reason, cmd);
             rc = CLI_EXIT_NO_GPU;
         }
@@ -1103,8 +957,7 @@ int main(int argc, char **argv)
         return rc;
     }
 #ifdef IGEMM_HAVE_CUDA
-    if (!strcmp(cmd, "run")) rc = cmd_run_gpu(&o);
-    else if (!strcmp(cmd, "check")) rc = cmd_check_gpu(&o);
+    if (!strcmp(cmd, "check")) rc = cmd_check_gpu(&o);
     else rc = cmd_bench_gpu(&o);
 #else
     fprintf(stderr, "igemm: this build has no CUDA support; '%s' needs it\n", cmd);
