@@ -23,6 +23,14 @@ int gpu_usable(char *reason, size_t len)
     return 0;
 }
 
+int gpu_require(const char *cmd)
+{
+    char reason[256];
+    if (gpu_usable(reason, sizeof reason)) return 1;
+    fprintf(stderr, "igemm: no CUDA GPU found (%s); '%s' needs one\n", reason, cmd);
+    return 0;
+}
+
 #ifdef IGEMM_HAVE_CUDA
 int gpu_device_line(char *buf, size_t len)
 {

@@ -16,6 +16,10 @@
  * (e.g. "no CUDA driver is installed"). reason may be NULL. */
 int gpu_usable(char *reason, size_t len);
 
+/* For a subcommand that needs a GPU: returns 1 if one is usable, else prints
+ * "igemm: no CUDA GPU found (why); 'cmd' needs one" to stderr and returns 0. */
+int gpu_require(const char *cmd);
+
 #ifdef IGEMM_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
