@@ -2,6 +2,8 @@
 #include "gpu.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "igemm.h"
 
@@ -49,4 +51,62 @@ int gpu_device_line(char *buf, size_t len)
 }
 
 cudaError_t gpu_free(void *p) { return p ? cudaFree(p) : cudaSuccess; }
+
+int gpu_upload(void **dptr, const void *host, size_t bytes, char *err, size_t errlen)
+{
+    *dptr = NULL;
+    CLI_CU(cudaMalloc(dptr, bytes));
+    CLI_CU(cudaMemcpy(*dptr, host, bytes, cudaMemcpyHostToDevice));
+    return 0;
+fail:
+    (void)gpu_free(*dptr); /* cleanup: the error above is the one reported */
+    *dptr = NULL;
+    return -1;
+}
+
+int gpu_guarded_alloc(gpu_guarded_t *b, size_t bytes, size_t guard, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    CLI_CU(cudaMalloc((void **)&b->base, bytes + 2 * guard));
+    b->ptr = b->base + guard;
+    b->bytes = bytes;
+    b->guard = guard;
+    return 0;
+fail:
+    return -1;
+}
+
+int gpu_guarded_poison(gpu_guarded_t *b, unsigned char byte, char *err, size_t errlen)
+{
+    CLI_CU(cudaMemset(b->base, byte, b->bytes + 2 * b->guard));
+    return 0;
+fail:
+    return -1;
+}
+
+int gpu_guarded_download(const gpu_guarded_t *b, void *host, unsigned char byte, int64_t *damaged, char *err,
+                         size_t errlen)
+{
+    unsigned char *g = (unsigned char *)malloc(2 * b->guard + 1);
+    int rc = -1;
+    *damaged = 0;
+    if (!g) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    CLI_CU(cudaMemcpy(host, b->ptr, b->bytes, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaMemcpy(g, b->base, b->guard, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaMemcpy(g + b->guard, b->base + b->guard + b->bytes, b->guard, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < 2 * b->guard; i++) *damaged += g[i] != byte;
+    rc = 0;
+fail:
+    free(g);
+    return rc;
+}
+
+void gpu_guarded_free(gpu_guarded_t *b)
+{
+    (void)gpu_free(b->base); /* cleanup */
+    memset(b, 0, sizeof *b);
+}
 #endif

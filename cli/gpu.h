@@ -41,6 +41,29 @@ int gpu_device_line(char *buf, size_t len);
 /* Frees a device pointer (NULL-safe) on a cleanup path. Returns the cudaFree status; cleanup
  * paths after an error ignore it on purpose (the first error is the one reported). */
 cudaError_t gpu_free(void *p);
+
+/* Allocates `bytes` of device memory at *dptr and copies host's bytes there. Returns 0, or -1
+ * with a message in err (*dptr freed and NULL). */
+int gpu_upload(void **dptr, const void *host, size_t bytes, char *err, size_t errlen);
+
+/* A device allocation with guard regions: ptr = base + guard, `guard` bytes on each side. */
+typedef struct gpu_guarded {
+    unsigned char *base;
+    void *ptr;
+    size_t bytes; /* usable bytes at ptr */
+    size_t guard; /* bytes of guard on each side */
+} gpu_guarded_t;
+
+/* Allocates b (bytes usable, guard on each side). Returns 0, or -1 with a message in err. */
+int gpu_guarded_alloc(gpu_guarded_t *b, size_t bytes, size_t guard, char *err, size_t errlen);
+/* Fills the usable region and both guards with `byte`. Returns 0, or -1 with a message in err. */
+int gpu_guarded_poison(gpu_guarded_t *b, unsigned char byte, char *err, size_t errlen);
+/* Copies the usable region to host (b->bytes) and counts the guard bytes that no longer hold
+ * `byte` into *damaged. Returns 0, or -1 with a message in err. */
+int gpu_guarded_download(const gpu_guarded_t *b, void *host, unsigned char byte, int64_t *damaged, char *err,
+                         size_t errlen);
+/* Frees b (NULL-safe on a zeroed b). */
+void gpu_guarded_free(gpu_guarded_t *b);
 #endif
 
 #endif
