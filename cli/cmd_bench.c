@@ -188,6 +188,7 @@ static int bench_shape(bench_env_t *env, const cli_shape_t *sh, const cli_opts_t
         e.activation = !parts || strchr(parts, 'a') != NULL ? IGEMM_ACT_RELU : IGEMM_ACT_NONE;
     }
     opts.path = o->path;
+    opts.hints = cli_opts_hints(o);
     CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
     row->path = cli_path_name(igemm_plan_path(plan));
     CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
@@ -290,10 +291,11 @@ static int bench_gpu(const cli_opts_t *o)
                          "ours_us,cudnn_us,speedup,ours_tflops,cudnn_tflops,cudnn_algo,status,timing\n");
     }
     if (env.have_dnn) cudnn_dl_version_string(env.api.GetVersion(), ver, sizeof ver);
-    printf("igemm %s bench on %s; %s in, %s out%s; %d warm-up + median of %d runs %s, L2 %.0f MiB flushed by buffer "
-           "rotation%s%s\n",
+    printf("igemm %s bench on %s; %s in, %s out%s%s%s; %d warm-up + median of %d runs %s, L2 %.0f MiB flushed by "
+           "buffer rotation%s%s\n",
            igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
-           o->fused ? "; fused bias+residual+ReLU" : "", o->warmup, o->iters,
+           o->fused ? "; fused bias+residual+ReLU" : "", o->has_hints ? "; hints " : "",
+           o->has_hints ? o->hints_text : "", o->warmup, o->iters,
            o->back_to_back ? "(back to back: an event pair per 16 calls)" : "(an event pair per call)",
            timing_l2_bytes() / 1048576.0, env.have_dnn ? "; vs cuDNN " : "", ver);
     printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", "cudnn_us", "speedup", "ours_TF",

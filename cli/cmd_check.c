@@ -241,6 +241,7 @@ static int check_case(check_data_t *c, int epi_case, const cli_opts_t *o)
     stats_init(&s_samp);
     stats_init(&s_dir);
     opts.path = o->path;
+    opts.hints = cli_opts_hints(o);
     CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
     path = cli_path_name(igemm_plan_path(plan));
     /* the oracle: the direct path with an f32 y, never hinted */
@@ -314,13 +315,13 @@ static int check_gpu(const cli_opts_t *o)
             if (cli_epi_make(e).has_residual) need_res = 1;
         }
     gpu_device_line(dev, sizeof dev);
-    printf("igemm %s check on %s: %s in, %s out; every element vs the direct path, %d sampled vs the library's "
+    printf("igemm %s check on %s: %s in, %s out%s%s; every element vs the direct path, %d sampled vs the library's "
            "exact reference\n"
            "pass: |d| <= rtol*|ref| + atol everywhere (rtol = u_out + 2^-20, u_out = %g; atol bounds fp32 "
            "accumulation and epilogue error, twice against the direct path); max_rel = max |d|/max(|ref|,1); "
            "err/tol = max |d|/tol\n",
-           igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype), o->samples,
-           tol_out_ulp(o->out_dtype));
+           igemm_version_string(), dev, cli_dtype_name(o->dtype), cli_dtype_name(o->out_dtype),
+           o->has_hints ? "; hints " : "", o->has_hints ? o->hints_text : "", o->samples, tol_out_ulp(o->out_dtype));
     printf("%-26s %-13s %-8s %11s %11s %8s  %s\n", "name", "epilogue", "path", "max_abs", "max_rel", "err/tol",
            "result");
     for (int i = 0; i < o->shapes.n; i++) {

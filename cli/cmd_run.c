@@ -107,6 +107,7 @@ static int run_one_gpu(const cli_shape_t *sh, const cli_opts_t *o, char *err, si
     describe_shape(sh, desc, sizeof desc);
     printf("%s: %s, %s -> %s\n", sh->name, desc, cli_dtype_name(d->x_dtype), cli_dtype_name(d->y_dtype));
     opts.path = o->path;
+    opts.hints = cli_opts_hints(o);
     CLI_IG(igemm_plan_create(&plan, d, NULL, &opts));
     printf("  plan: %s\n", igemm_plan_describe(plan));
     CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
@@ -149,7 +150,8 @@ int cmd_run(const cli_opts_t *o)
     char dev[256], err[1024];
     int failed = 0;
     gpu_device_line(dev, sizeof dev);
-    printf("igemm %s on %s\n", igemm_version_string(), dev);
+    printf("igemm %s on %s%s%s\n", igemm_version_string(), dev, o->has_hints ? "; hints " : "",
+           o->has_hints ? o->hints_text : "");
     for (int i = 0; i < o->shapes.n; i++) {
         if (run_one_gpu(&o->shapes.v[i], o, err, sizeof err) != 0) {
             fprintf(stderr, "igemm: %s: %s\n", o->shapes.v[i].name, err);

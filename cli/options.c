@@ -17,6 +17,7 @@ static const struct {
     {"--path", CLI_OPT_PATH, 1},     {"--epilogue", CLI_OPT_EPI, 1},      {"--samples", CLI_OPT_SAMPLES, 1},
     {"--seed", CLI_OPT_SEED, 1},     {"--vs", CLI_OPT_VS, 1},             {"--fused", CLI_OPT_FUSED, 0},
     {"--csv", CLI_OPT_CSV, 1},       {"--timing", CLI_OPT_TIMING, 1},     {"--sets", CLI_OPT_SETS, 1},
+    {"--hints", CLI_OPT_HINTS, 1},
 };
 
 /* Writes a printf-style message into err. Returns CLI_EXIT_USAGE. */
@@ -114,6 +115,12 @@ static int opts_apply(cli_opts_t *o, unsigned bit, const char *val, char *err, s
         if (cli_parse_int_range(val, 1, TIMING_MAX_SETS, &o->sets) != 0)
             return opts_usage(err, errlen, "--sets '%s': expected an integer in [1, %d]", val, TIMING_MAX_SETS);
         return CLI_EXIT_OK;
+    case CLI_OPT_HINTS:
+        if (igemm_plan_hints_parse(val, &o->hints) != IGEMM_STATUS_SUCCESS)
+            return opts_usage(err, errlen, "--hints '%s': %s", val, igemm_last_error());
+        o->has_hints = val[0] != '\0';
+        o->hints_text = val;
+        return CLI_EXIT_OK;
     default: snprintf(err, errlen, "internal error: option bit %#x has no parser", bit); return CLI_EXIT_FAIL;
     }
 }
@@ -175,5 +182,7 @@ int cli_opts_finish(cli_opts_t *o, char *err, size_t errlen)
     }
     return CLI_EXIT_OK;
 }
+
+const igemm_plan_hints_t *cli_opts_hints(const cli_opts_t *o) { return o->has_hints ? &o->hints : NULL; }
 
 void cli_opts_free(cli_opts_t *o) { cli_shape_list_free(&o->shapes); }

@@ -42,11 +42,13 @@ enum {
     CLI_OPT_FUSED = 1u << 11,
     CLI_OPT_CSV = 1u << 12,
     CLI_OPT_TIMING = 1u << 13,
-    CLI_OPT_SETS = 1u << 14
+    CLI_OPT_SETS = 1u << 14,
+    CLI_OPT_HINTS = 1u << 15
 };
 
 /* The options each subcommand accepts. */
-#define CLI_OPTS_COMMON (CLI_OPT_SHAPE | CLI_OPT_SHAPES | CLI_OPT_DTYPE | CLI_OPT_OUT_DTYPE | CLI_OPT_PATH)
+#define CLI_OPTS_COMMON \
+    (CLI_OPT_SHAPE | CLI_OPT_SHAPES | CLI_OPT_DTYPE | CLI_OPT_OUT_DTYPE | CLI_OPT_PATH | CLI_OPT_HINTS)
 #define CLI_OPTS_RUN (CLI_OPTS_COMMON | CLI_OPT_ITERS | CLI_OPT_WARMUP | CLI_OPT_TIMING | CLI_OPT_SETS)
 #define CLI_OPTS_CHECK (CLI_OPTS_COMMON | CLI_OPT_EPI | CLI_OPT_SAMPLES | CLI_OPT_SEED)
 #define CLI_OPTS_BENCH \
@@ -67,7 +69,15 @@ typedef struct cli_opts {
     int back_to_back; /* --timing back-to-back */
     int sets;         /* --sets: buffer sets rotated over; 0 = as many as L2 needs */
     const char *csv;
+    /* --hints TEXT (EXPERIMENTAL plan hints, igemm_plan_hints_parse): given to every plan of our
+     * kernels (never to check's direct-path oracle) */
+    int has_hints;
+    igemm_plan_hints_t hints;
+    const char *hints_text;
 } cli_opts_t;
+
+/* The hints for an igemm_plan_options_t of our kernels: &o->hints, or NULL without --hints. */
+const igemm_plan_hints_t *cli_opts_hints(const cli_opts_t *o);
 
 /* Sets o to the defaults of command cmd (bf16, 100 iterations after 10 warm-up, 2048 samples,
  * seed 1, auto path, no shapes yet). */

@@ -546,6 +546,50 @@ TEST(cli_opts_sets_validation)
     cli_opts_free(&o);
 }
 
+TEST(cli_opts_hints)
+{
+    /* a bad hint is a usage error whose message names the key (and the value) */
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--hints bogus=1", "\"bogus\""},          {"--hints kernel=nope", "kernel"},
+        {"--hints tile=12", "tile"},                {"--hints grid=-5", "grid"},
+        {"--hints stages=x", "stages"},             {"--hints kernel=pingpong,consumers=9", "consumers"},
+        {"--hints split_k", "split_k"},
+    };
+    static const char *const cmds[] = {"run", "check", "bench"};
+    static const unsigned allowed[] = {CLI_OPTS_RUN, CLI_OPTS_CHECK, CLI_OPTS_BENCH};
+    cli_opts_t o;
+    char err[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(tcli_parse(&o, "bench", CLI_OPTS_BENCH, bad[i].args, err, sizeof err) == CLI_EXIT_USAGE, "'%s'",
+                  bad[i].args);
+        CHECK_MSG(strstr(err, "--hints") != NULL && strstr(err, bad[i].want) != NULL, "'%s': err = '%s'", bad[i].args,
+                  err);
+        cli_opts_free(&o);
+    }
+    for (int c = 0; c < 3; c++) {
+        REQUIRE(tcli_parse(&o, cmds[c], allowed[c], "--hints kernel=pingpong,tile=128x64,grid=4", err, sizeof err) ==
+                CLI_EXIT_OK);
+        CHECK(o.has_hints && cli_opts_hints(&o) == &o.hints);
+        CHECK_EQ_INT(o.hints.kernel, IGEMM_KERNEL_PINGPONG);
+        CHECK_EQ_INT(o.hints.tile_m, 128);
+        CHECK_EQ_INT(o.hints.tile_n, 64);
+        CHECK_EQ_INT(o.hints.grid, 4);
+        CHECK_EQ_INT(o.hints.stages, 0);
+        CHECK(!strcmp(o.hints_text, "kernel=pingpong,tile=128x64,grid=4"));
+        cli_opts_free(&o);
+    }
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--iters 2", err, sizeof err) == CLI_EXIT_OK);
+    CHECK(!o.has_hints && cli_opts_hints(&o) == NULL);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--hints=", err, sizeof err) == CLI_EXIT_OK); /* empty: none */
+    CHECK(cli_opts_hints(&o) == NULL);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "info", CLI_OPTS_INFO, "--hints grid=1", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+}
+
 /* ---- tolerance (cli/tolerance.c) ---- */
 
 TEST(cli_tolerance_grows_with_k_and_scale)
@@ -619,6 +663,11 @@ TEST(cli_bin_help_and_usage_errors)
     CHECK_EQ_INT(tcli_run("run --sets 0", out, sizeof out), 2);
     CHECK(strstr(out, "--sets '0'") != NULL);
     CHECK_EQ_INT(tcli_run("check --sets 2", out, sizeof out), 2); /* run/bench-only option */
+    CHECK_EQ_INT(tcli_run("run --hints bogus=1", out, sizeof out), 2);
+    CHECK_MSG(strstr(out, "--hints 'bogus=1'") != NULL && strstr(out, "\"bogus\"") != NULL, "output '%s'", out);
+    CHECK_EQ_INT(tcli_run("check --hints kernel=nope", out, sizeof out), 2);
+    CHECK_MSG(strstr(out, "kernel") != NULL, "output '%s'", out);
+    CHECK_EQ_INT(tcli_run("info --hints grid=1", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("check --timing per-call", out, sizeof out), 2); /* run/bench-only option */
     CHECK_EQ_INT(tcli_run("bench --fused=yes", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("run stray", out, sizeof out), 2);
