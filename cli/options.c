@@ -17,7 +17,7 @@ static const struct {
     {"--path", CLI_OPT_PATH, 1},     {"--epilogue", CLI_OPT_EPI, 1},      {"--samples", CLI_OPT_SAMPLES, 1},
     {"--seed", CLI_OPT_SEED, 1},     {"--vs", CLI_OPT_VS, 1},             {"--fused", CLI_OPT_FUSED, 0},
     {"--csv", CLI_OPT_CSV, 1},       {"--timing", CLI_OPT_TIMING, 1},     {"--sets", CLI_OPT_SETS, 1},
-    {"--hints", CLI_OPT_HINTS, 1},
+    {"--hints", CLI_OPT_HINTS, 1},   {"--fused-parts", CLI_OPT_FUSED_PARTS, 1},
 };
 
 /* Writes a printf-style message into err. Returns CLI_EXIT_USAGE. */
@@ -45,6 +45,23 @@ void cli_opts_init(cli_opts_t *o, const char *cmd)
     o->samples = 2048;
     o->seed = 1;
     o->path = IGEMM_PATH_AUTO;
+    o->fused_parts = CLI_FUSED_ALL;
+}
+
+/* Parses --fused-parts: a non-empty word of the letters b (bias), r (residual), a (ReLU). Returns
+ * 0 and sets *mask, or -1. */
+static int opts_parse_fused_parts(const char *s, unsigned *mask)
+{
+    unsigned m = 0;
+    if (!*s) return -1;
+    for (; *s; s++) {
+        if (*s == 'b') m |= CLI_FUSED_BIAS;
+        else if (*s == 'r') m |= CLI_FUSED_RESIDUAL;
+        else if (*s == 'a') m |= CLI_FUSED_RELU;
+        else return -1;
+    }
+    *mask = m;
+    return 0;
 }
 
 /* Applies option `bit` with value val (NULL for a flag) to o. Returns as cli_opts_parse. */
@@ -115,6 +132,12 @@ static int opts_apply(cli_opts_t *o, unsigned bit, const char *val, char *err, s
         if (cli_parse_int_range(val, 1, TIMING_MAX_SETS, &o->sets) != 0)
             return opts_usage(err, errlen, "--sets '%s': expected an integer in [1, %d]", val, TIMING_MAX_SETS);
         return CLI_EXIT_OK;
+    case CLI_OPT_FUSED_PARTS:
+        if (opts_parse_fused_parts(val, &o->fused_parts) != 0)
+            return opts_usage(err, errlen, "--fused-parts '%s': expected letters of b (bias), r (residual), a (ReLU)",
+                              val);
+        o->fused_parts_set = 1;
+        return CLI_EXIT_OK;
     case CLI_OPT_HINTS:
         if (igemm_plan_hints_parse(val, &o->hints) != IGEMM_STATUS_SUCCESS)
             return opts_usage(err, errlen, "--hints '%s': %s", val, igemm_last_error());
@@ -153,6 +176,8 @@ int cli_opts_parse(cli_opts_t *o, int nargs, char **args, unsigned allowed, char
         rc = opts_apply(o, k_options[which].bit, val, err, errlen);
         if (rc != CLI_EXIT_OK) return rc;
     }
+    if (o->fused_parts_set && !o->fused)
+        return opts_usage(err, errlen, "%s: --fused-parts needs --fused", o->cmd);
     return CLI_EXIT_OK;
 }
 

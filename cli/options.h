@@ -43,8 +43,13 @@ enum {
     CLI_OPT_CSV = 1u << 12,
     CLI_OPT_TIMING = 1u << 13,
     CLI_OPT_SETS = 1u << 14,
-    CLI_OPT_HINTS = 1u << 15
+    CLI_OPT_HINTS = 1u << 15,
+    CLI_OPT_FUSED_PARTS = 1u << 16
 };
+
+/* bench --fused-parts letters: which parts of the fused epilogue our kernels run. */
+enum { CLI_FUSED_BIAS = 1u << 0, CLI_FUSED_RESIDUAL = 1u << 1, CLI_FUSED_RELU = 1u << 2 };
+#define CLI_FUSED_ALL (CLI_FUSED_BIAS | CLI_FUSED_RESIDUAL | CLI_FUSED_RELU)
 
 /* The options each subcommand accepts. */
 #define CLI_OPTS_COMMON \
@@ -53,7 +58,7 @@ enum {
 #define CLI_OPTS_CHECK (CLI_OPTS_COMMON | CLI_OPT_EPI | CLI_OPT_SAMPLES | CLI_OPT_SEED)
 #define CLI_OPTS_BENCH \
     (CLI_OPTS_COMMON | CLI_OPT_ITERS | CLI_OPT_WARMUP | CLI_OPT_TIMING | CLI_OPT_SETS | CLI_OPT_VS | CLI_OPT_FUSED | \
-     CLI_OPT_CSV)
+     CLI_OPT_FUSED_PARTS | CLI_OPT_CSV)
 #define CLI_OPTS_INFO 0u
 
 typedef struct cli_opts {
@@ -66,6 +71,8 @@ typedef struct cli_opts {
     igemm_path_t path;
     unsigned epi_mask; /* check's epilogue cases (1 << CLI_EPI_x); 0 = none given */
     int vs_cudnn, fused;
+    unsigned fused_parts; /* --fused-parts (CLI_FUSED_*; default all): ours only, cuDNN runs all */
+    int fused_parts_set;
     int back_to_back; /* --timing back-to-back */
     int sets;         /* --sets: buffer sets rotated over; 0 = as many as L2 needs */
     const char *csv;
@@ -80,10 +87,11 @@ typedef struct cli_opts {
 const igemm_plan_hints_t *cli_opts_hints(const cli_opts_t *o);
 
 /* Sets o to the defaults of command cmd (bf16, 100 iterations after 10 warm-up, 2048 samples,
- * seed 1, auto path, no shapes yet). */
+ * seed 1, auto path, the whole fused epilogue, no shapes yet). */
 void cli_opts_init(cli_opts_t *o, const char *cmd);
 
-/* Parses the options args[0..nargs) of command o->cmd, accepting those in `allowed` (CLI_OPTS_*).
+/* Parses the options args[0..nargs) of command o->cmd, accepting those in `allowed` (CLI_OPTS_*);
+ * --fused-parts needs --fused.
  * Returns CLI_EXIT_OK; CLI_OPTS_HELP for --help; CLI_EXIT_USAGE with a message in err naming the
  * option and the value; or CLI_EXIT_FAIL with a message in err (a shape file that cannot be read
  * or is malformed: "FILE:LINE: why"). */

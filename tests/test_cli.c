@@ -590,6 +590,31 @@ TEST(cli_opts_hints)
     cli_opts_free(&o);
 }
 
+TEST(cli_opts_fused_parts)
+{
+    cli_opts_t o;
+    char err[1024];
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_ALL); /* default: the whole epilogue */
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused-parts ra --fused", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_RESIDUAL | CLI_FUSED_RELU);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts=b", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_BIAS);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused-parts b", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "needs --fused") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts bx", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "--fused-parts 'bx'") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts=", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "run", CLI_OPTS_RUN, "--fused-parts b", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+}
+
 /* ---- tolerance (cli/tolerance.c) ---- */
 
 TEST(cli_tolerance_grows_with_k_and_scale)
