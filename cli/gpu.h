@@ -3,14 +3,15 @@
  * is usable (and why not), the one-line device description of the report headers, the error
  * check macro, and device buffers with guard regions (check poisons them and verifies that a
  * kernel wrote nothing outside its output).
- * Builds without CUDA (IGEMM_HAVE_CUDA undefined): then only gpu_usable is declared, and it
- * reports that this igemm has no CUDA.
+ * Builds without CUDA (IGEMM_HAVE_CUDA undefined): then only gpu_usable and gpu_require are
+ * declared, and they report that this igemm has no CUDA.
  */
 #ifndef IGEMM_CLI_GPU_H
 #define IGEMM_CLI_GPU_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* CLI_CU's snprintf */
 
 /* Returns 1 if igemm can use a CUDA device, else 0 with why not, in a few words, in reason
  * (e.g. "no CUDA driver is installed"). reason may be NULL. */

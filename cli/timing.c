@@ -4,15 +4,14 @@
  */
 #include "timing.h"
 
-#include <time.h>
-
-#include "data.h"
-#include "gpu.h"
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "data.h"
+#include "gpu.h"
 
 double timing_now_s(void)
 {

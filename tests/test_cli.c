@@ -1,7 +1,9 @@
 /*
- * test_cli.c — tests of the igemm CLI: the parsing functions (cli/shapes.c and the pure helpers
- * of cli/timing.c, linked from the CLI's objects) and the exit codes and messages of the built
- * binary (build/igemm, next to this test binary; those tests skip if it is missing).
+ * test_cli.c — tests of the igemm CLI: its pieces, linked from the CLI's objects (all but
+ * main.o): shape and option-value parsing (shapes.c), the option parser (options.c: --sets,
+ * --hints, --fused-parts), the pure timing helpers (timing.c) and the tolerance model
+ * (tolerance.c); and the exit codes and messages of the built binary (build/igemm, next to this
+ * test binary; those tests skip if it is missing).
  */
 #include <limits.h>
 #include <stdio.h>
