@@ -70,7 +70,11 @@ LIB := $(BUILD)/libigemm.so
 CLI := $(BUILD)/igemm
 TESTS := $(BUILD)/igemm_tests
 TEST_SRCS := $(wildcard tests/*.c)
+# The CLI's sources compile to build/cli/*.o; the C tests link all of them except main.o.
 CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+CLI_TEST_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
+CLI_HDRS := $(wildcard cli/*.h)
 HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
 .PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner
@@ -130,8 +134,14 @@ $(LIB): $(LIB_OBJS)
 	$(Q)$(CC) -shared -o $@ $^ $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS) -Wl,-soname,$(SONAME) -Wl,--no-undefined
 	@ln -sf libigemm.so $(BUILD)/$(SONAME)
 
-$(CLI): $(CLI_SRCS) $(LIB) include/igemm.h $(wildcard cli/*.h)
-	$(CC) $(CFLAGS) -fvisibility=default -Icli -o $@ $(CLI_SRCS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/cli/%.o: cli/%.c include/igemm.h $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fvisibility=default -Icli -c $< -o $@
+
+$(CLI): $(CLI_OBJS) $(LIB)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) -L$(BUILD) -ligemm -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' $(CUDA_LIBS) $(LDLIBS)
 
 # The C tests link the library's objects statically (build/libigemm.a), so that they can call
 # its internal layers (the planner's heuristics: tests/test_heuristics.c) as well as the API.
@@ -141,8 +151,9 @@ $(ARCHIVE): $(LIB_OBJS)
 	@echo "  AR      $@"
 	$(Q)ar rcs $@ $^
 
-$(TESTS): $(TEST_SRCS) cli/data.c cli/tolerance.c $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h) cli/data.h cli/tolerance.h
-	$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) cli/data.c cli/tolerance.c $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
+$(TESTS): $(TEST_SRCS) $(CLI_TEST_OBJS) $(ARCHIVE) include/igemm.h $(wildcard src/*.h src/*/*.h) tests/test.h $(wildcard tests/*.h) $(CLI_HDRS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -fvisibility=default -Itests -Isrc -Icli -o $@ $(TEST_SRCS) $(CLI_TEST_OBJS) $(ARCHIVE) $(CUDA_LIBS) $(LIB_CXX) $(LDLIBS)
 
 run: $(CLI)
 	./$(CLI) run

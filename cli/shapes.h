@@ -1,7 +1,7 @@
 /*
  * shapes.h — parsing for the igemm CLI: shape files, --shape arguments, option values.
- * Pure C11 (no CUDA, no calls into libigemm: only its types), so tests/test_cli.c can include
- * shapes.c directly. Every function is prefixed cli_.
+ * Pure C11 (no CUDA, no calls into libigemm: only its types); tests/test_cli.c links it
+ * (build/cli/shapes.o). Every function is prefixed cli_.
  *
  * Shape file: one conv layer a line,
  *     name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w[,groups]

@@ -23,7 +23,19 @@
 
 #include "igemm.h"
 
+/* The tolerance above for output channel kk of d (y's dtype) and e (NULL: identity; scale and bias
+ * are read only where e has them) around the exact value ref. */
 double tol_conv(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, const float *scale, const float *bias,
                 int64_t kk, double ref);
+
+/* Tolerance of |out - other| where `other` is not the exact reference but a second implementation
+ * that also accumulates and runs its epilogue in fp32 (the GPU direct path with an f32 y): each
+ * side may be atol from the exact value, so the absolute part counts twice:
+ * rtol * |ref| + 2 * atol, ref = other's value. */
+double tol_conv_vs_fp32(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, const float *scale,
+                        const float *bias, int64_t kk, double ref);
+
+/* u_out above: one ulp of dtype dt relative to the value (f16 2^-10, bf16 2^-7, f32 2^-23). */
+double tol_out_ulp(igemm_dtype_t dt);
 
 #endif

@@ -1,11 +1,10 @@
 /*
- * test_cli.c — tests of the igemm CLI: the parsing functions (cli/shapes.c and the pure helpers
- * of cli/bench.c, compiled into this file) and the exit codes and messages of the built
- * binary (build/igemm, next to this test binary; those tests skip if it is missing).
+ * test_cli.c — tests of the igemm CLI: its pieces, linked from the CLI's objects (all but
+ * main.o): shape and option-value parsing (shapes.c), the option parser (options.c: --sets,
+ * --hints, --fused-parts), the pure timing helpers (timing.c) and the tolerance model
+ * (tolerance.c); and the exit codes and messages of the built binary (build/igemm, next to this
+ * test binary; those tests skip if it is missing).
  */
-#include "../cli/shapes.c"
-#include "../cli/bench.c"
-
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,11 @@
 #include <unistd.h>
 
 #include "igemm.h"
+#include "options.h"
+#include "shapes.h"
 #include "test.h"
+#include "timing.h"
+#include "tolerance.h"
 
 /* ---- helpers ---- */
 
@@ -450,25 +453,214 @@ TEST(cli_out_dims_match_library)
     CHECK(checked > 100);
 }
 
-/* ---- bench helpers ---- */
+/* ---- timing helpers ---- */
 
-TEST(cli_bench_median_and_sets)
+TEST(cli_timing_median_and_sets)
 {
     double a[] = {5, 1, 4, 2, 3}, b[] = {4, 1, 3, 2}, c[] = {7};
-    CHECK_NEAR(bench_median(a, 5), 3.0, 0);
-    CHECK_NEAR(bench_median(b, 4), 2.5, 0);
-    CHECK_NEAR(bench_median(c, 1), 7.0, 0);
-    CHECK_NEAR(bench_median(NULL, 0), 0.0, 0);
+    CHECK_NEAR(timing_median(a, 5), 3.0, 0);
+    CHECK_NEAR(timing_median(b, 4), 2.5, 0);
+    CHECK_NEAR(timing_median(c, 1), 7.0, 0);
+    CHECK_NEAR(timing_median(NULL, 0), 0.0, 0);
     /* Total strictly above 2 x L2. */
-    CHECK_EQ_INT(bench_num_sets(10u << 20, 50u << 20, (size_t)64 << 30, 64), 11);
-    CHECK_EQ_INT(bench_num_sets(25u << 20, 50u << 20, (size_t)64 << 30, 64), 5);
+    CHECK_EQ_INT(timing_num_sets(10u << 20, 50u << 20, (size_t)64 << 30, 64), 11);
+    CHECK_EQ_INT(timing_num_sets(25u << 20, 50u << 20, (size_t)64 << 30, 64), 5);
     /* Huge sets: still 2, to alternate buffers. */
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)64 << 30, 64), 2);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, (size_t)64 << 30, 64), 2);
     /* Capped by memory (but never below 1) and by max_sets. */
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, (size_t)1 << 30, 64), 1);
-    CHECK_EQ_INT(bench_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
-    CHECK_EQ_INT(bench_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
-    CHECK_EQ_INT(bench_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, (size_t)1 << 30, 64), 1);
+    CHECK_EQ_INT(timing_num_sets((size_t)1 << 30, 50u << 20, 0, 64), 1);
+    CHECK_EQ_INT(timing_num_sets(1024, 50u << 20, (size_t)64 << 30, 64), 64);
+    CHECK_EQ_INT(timing_num_sets(0, 50u << 20, (size_t)64 << 30, 64), 1);
+}
+
+/* ---- options (cli/options.c) ---- */
+
+/* Parses the blank-separated words of `line` as the options of command cmd (accepting `allowed`)
+ * into *o. Returns cli_opts_parse's status; err gets its message. */
+static int tcli_parse(cli_opts_t *o, const char *cmd, unsigned allowed, const char *line, char *err, size_t errlen)
+{
+    static char buf[1024];
+    char *args[64], *save = NULL;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *t = strtok_r(buf, " ", &save); t && n < 64; t = strtok_r(NULL, " ", &save)) args[n++] = t;
+    cli_opts_init(o, cmd);
+    err[0] = '\0';
+    return cli_opts_parse(o, n, args, allowed, err, errlen);
+}
+
+TEST(cli_opts_defaults_and_values)
+{
+    cli_opts_t o;
+    char err[1024];
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.iters, 100);
+    CHECK_EQ_INT(o.warmup, 10);
+    CHECK_EQ_INT(o.sets, 0);
+    CHECK_EQ_INT(o.back_to_back, 0);
+    CHECK_EQ_INT(o.path, IGEMM_PATH_AUTO);
+    REQUIRE(cli_opts_finish(&o, err, sizeof err) == CLI_EXIT_OK);
+    REQUIRE(o.shapes.n == 1);
+    CHECK(!strcmp(o.shapes.v[0].name, "r50_l1_3x3_64"));
+    CHECK_EQ_INT(o.shapes.v[0].desc.y_dtype, IGEMM_DTYPE_BF16);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH,
+                       "--timing back-to-back --iters=7 --dtype fp16 --vs cudnn --fused --path sm90 "
+                       "--shape a,1,8,8,16,16,3,3,1,1,1,1,1,1",
+                       err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.back_to_back, 1);
+    CHECK_EQ_INT(o.iters, 7);
+    CHECK(o.vs_cudnn && o.fused);
+    CHECK_EQ_INT(o.path, IGEMM_PATH_SM90);
+    REQUIRE(cli_opts_finish(&o, err, sizeof err) == CLI_EXIT_OK);
+    REQUIRE(o.shapes.n == 1);
+    CHECK_EQ_INT(o.shapes.v[0].desc.x_dtype, IGEMM_DTYPE_F16);
+    CHECK_EQ_INT(o.shapes.v[0].desc.y_dtype, IGEMM_DTYPE_F16); /* out dtype follows --dtype */
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "run", CLI_OPTS_RUN, "--iters 3 --help", err, sizeof err), CLI_OPTS_HELP);
+    cli_opts_free(&o);
+    /* a shape the parser takes but the library rejects: a usage error from finish */
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--shape 1,8,8,15,16,3,3,1,1,1,1,1,1,2", err, sizeof err) ==
+            CLI_EXIT_OK);
+    CHECK_EQ_INT(cli_opts_finish(&o, err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "groups") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+}
+
+TEST(cli_opts_sets_validation)
+{
+    static const char *const bad[] = {"--sets 0", "--sets 65", "--sets -1", "--sets x", "--sets 2.5", "--sets="};
+    cli_opts_t o;
+    char err[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(tcli_parse(&o, "bench", CLI_OPTS_BENCH, bad[i], err, sizeof err) == CLI_EXIT_USAGE, "'%s'", bad[i]);
+        CHECK_MSG(strstr(err, "--sets") != NULL && strstr(err, "[1, 64]") != NULL, "'%s': err = '%s'", bad[i], err);
+        cli_opts_free(&o);
+    }
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--sets", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "needs a value") != NULL, "err = '%s'", err);
+    CHECK(tcli_parse(&o, "run", CLI_OPTS_RUN, "--sets 1", err, sizeof err) == CLI_EXIT_OK && o.sets == 1);
+    CHECK(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--sets=64", err, sizeof err) == CLI_EXIT_OK && o.sets == 64);
+    /* check does not time: no --sets */
+    CHECK_EQ_INT(tcli_parse(&o, "check", CLI_OPTS_CHECK, "--sets 4", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "unknown option '--sets'") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+}
+
+TEST(cli_opts_hints)
+{
+    /* a bad hint is a usage error whose message names the key (and the value) */
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--hints bogus=1", "\"bogus\""},          {"--hints kernel=nope", "kernel"},
+        {"--hints tile=12", "tile"},                {"--hints grid=-5", "grid"},
+        {"--hints stages=x", "stages"},             {"--hints kernel=pingpong,consumers=9", "consumers"},
+        {"--hints split_k", "split_k"},
+    };
+    static const char *const cmds[] = {"run", "check", "bench"};
+    static const unsigned allowed[] = {CLI_OPTS_RUN, CLI_OPTS_CHECK, CLI_OPTS_BENCH};
+    cli_opts_t o;
+    char err[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(tcli_parse(&o, "bench", CLI_OPTS_BENCH, bad[i].args, err, sizeof err) == CLI_EXIT_USAGE, "'%s'",
+                  bad[i].args);
+        CHECK_MSG(strstr(err, "--hints") != NULL && strstr(err, bad[i].want) != NULL, "'%s': err = '%s'", bad[i].args,
+                  err);
+        cli_opts_free(&o);
+    }
+    for (int c = 0; c < 3; c++) {
+        REQUIRE(tcli_parse(&o, cmds[c], allowed[c], "--hints kernel=pingpong,tile=128x64,grid=4", err, sizeof err) ==
+                CLI_EXIT_OK);
+        CHECK(o.has_hints && cli_opts_hints(&o) == &o.hints);
+        CHECK_EQ_INT(o.hints.kernel, IGEMM_KERNEL_PINGPONG);
+        CHECK_EQ_INT(o.hints.tile_m, 128);
+        CHECK_EQ_INT(o.hints.tile_n, 64);
+        CHECK_EQ_INT(o.hints.grid, 4);
+        CHECK_EQ_INT(o.hints.stages, 0);
+        CHECK(!strcmp(o.hints_text, "kernel=pingpong,tile=128x64,grid=4"));
+        cli_opts_free(&o);
+    }
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--iters 2", err, sizeof err) == CLI_EXIT_OK);
+    CHECK(!o.has_hints && cli_opts_hints(&o) == NULL);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "run", CLI_OPTS_RUN, "--hints=", err, sizeof err) == CLI_EXIT_OK); /* empty: none */
+    CHECK(cli_opts_hints(&o) == NULL);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "info", CLI_OPTS_INFO, "--hints grid=1", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+}
+
+TEST(cli_opts_fused_parts)
+{
+    cli_opts_t o;
+    char err[1024];
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_ALL); /* default: the whole epilogue */
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused-parts ra --fused", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_RESIDUAL | CLI_FUSED_RELU);
+    cli_opts_free(&o);
+    REQUIRE(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts=b", err, sizeof err) == CLI_EXIT_OK);
+    CHECK_EQ_INT(o.fused_parts, CLI_FUSED_BIAS);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused-parts b", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "needs --fused") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts bx", err, sizeof err), CLI_EXIT_USAGE);
+    CHECK_MSG(strstr(err, "--fused-parts 'bx'") != NULL, "err = '%s'", err);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "bench", CLI_OPTS_BENCH, "--fused --fused-parts=", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+    CHECK_EQ_INT(tcli_parse(&o, "run", CLI_OPTS_RUN, "--fused-parts b", err, sizeof err), CLI_EXIT_USAGE);
+    cli_opts_free(&o);
+}
+
+/* ---- tolerance (cli/tolerance.c) ---- */
+
+TEST(cli_tolerance_grows_with_k_and_scale)
+{
+    /* The accumulation part of the tolerance scales with the GEMM depth K = r*s*c/groups and with
+     * |alpha * scale[kk]|; the vs-fp32 form (against the direct path) has twice the absolute part
+     * and the same relative part. */
+    igemm_conv2d_desc_t small = igemm_conv2d_desc_default(), big;
+    igemm_epilogue_t e = igemm_epilogue_default();
+    const float scale[2] = {0.5f, 1.5f}, bias[2] = {0.25f, 0.25f};
+    small.c = small.k = 16;
+    small.r = small.s = 3;
+    small.y_dtype = IGEMM_DTYPE_BF16;
+    big = small;
+    big.c = 256;
+    e.has_scale = e.has_bias = 1;
+    for (int vs = 0; vs < 2; vs++) {
+        double (*tol)(const igemm_conv2d_desc_t *, const igemm_epilogue_t *, const float *, const float *, int64_t,
+                      double) = vs ? tol_conv_vs_fp32 : tol_conv;
+        for (int kk = 0; kk < 2; kk++)
+            for (double ref = 0.0; ref <= 4.0; ref += 4.0) {
+                CHECK_MSG(tol(&big, &e, scale, bias, kk, ref) > tol(&small, &e, scale, bias, kk, ref),
+                          "vs %d kk %d ref %g: K 2304 -> %g, K 144 -> %g", vs, kk, ref,
+                          tol(&big, &e, scale, bias, kk, ref), tol(&small, &e, scale, bias, kk, ref));
+                /* the K-proportional part dominates: 16x the depth, well over 4x the tolerance */
+                CHECK(tol(&big, &e, scale, bias, kk, 0.0) > 4.0 * tol(&small, &e, scale, bias, kk, 0.0));
+            }
+        /* channel 1 has 3x channel 0's scale */
+        CHECK(tol(&big, &e, scale, bias, 1, 1.0) > tol(&big, &e, scale, bias, 0, 1.0));
+        CHECK(tol(&big, &e, scale, bias, 1, 0.0) > 2.0 * tol(&big, &e, scale, bias, 0, 0.0));
+    }
+    for (int kk = 0; kk < 2; kk++)
+        for (double ref = -3.0; ref <= 3.0; ref += 1.5) {
+            const double t = tol_conv(&big, &e, scale, bias, kk, ref), t0 = tol_conv(&big, &e, scale, bias, kk, 0.0);
+            const double v = tol_conv_vs_fp32(&big, &e, scale, bias, kk, ref);
+            /* twice the absolute part (tol at ref 0), once the relative part */
+            CHECK_NEAR(v, t + t0, 1e-15);
+            CHECK(t > t0 || ref == 0.0);
+        }
+    /* The relative part is one ulp of y's dtype (plus 2^-20). */
+    CHECK_NEAR(tol_out_ulp(IGEMM_DTYPE_BF16), 1.0 / 128, 0);
+    CHECK_NEAR(tol_out_ulp(IGEMM_DTYPE_F16), 1.0 / 1024, 0);
+    CHECK_NEAR(tol_conv(&small, NULL, NULL, NULL, 0, 1000.0) - tol_conv(&small, NULL, NULL, NULL, 0, 0.0),
+               1000.0 * (1.0 / 128 + 1.0 / 1048576), 1e-9);
 }
 
 /* ---- the binary ---- */
@@ -495,6 +687,14 @@ TEST(cli_bin_help_and_usage_errors)
     CHECK_EQ_INT(tcli_run("bench --vs mkl", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("bench --timing sometimes", out, sizeof out), 2);
     CHECK(strstr(out, "--timing 'sometimes'") != NULL);
+    CHECK_EQ_INT(tcli_run("run --sets 0", out, sizeof out), 2);
+    CHECK(strstr(out, "--sets '0'") != NULL);
+    CHECK_EQ_INT(tcli_run("check --sets 2", out, sizeof out), 2); /* run/bench-only option */
+    CHECK_EQ_INT(tcli_run("run --hints bogus=1", out, sizeof out), 2);
+    CHECK_MSG(strstr(out, "--hints 'bogus=1'") != NULL && strstr(out, "\"bogus\"") != NULL, "output '%s'", out);
+    CHECK_EQ_INT(tcli_run("check --hints kernel=nope", out, sizeof out), 2);
+    CHECK_MSG(strstr(out, "kernel") != NULL, "output '%s'", out);
+    CHECK_EQ_INT(tcli_run("info --hints grid=1", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("check --timing per-call", out, sizeof out), 2); /* run/bench-only option */
     CHECK_EQ_INT(tcli_run("bench --fused=yes", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("run stray", out, sizeof out), 2);
