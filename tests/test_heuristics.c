@@ -250,8 +250,8 @@ static void run_table(const hrow_t *rows, int nrows)
             if (a.fam == FAM_FOLD) h.kernel = IGEMM_KERNEL_AUTO; /* the folded problem is planned without it */
             check_conv_invariants(r->name, igemm_family_priv(&conv->cfg, const sm90_plan_t), &h, &plan.dev);
         }
-        /* a TMA plan made without a kernel hint has the general path for unaligned pointers */
-        if (a.fam != FAM_GENERAL && !plan.hints.kernel)
+        /* a TMA plan has the general path for unaligned pointers (planned without the kernel hint) */
+        if (a.fam != FAM_GENERAL)
             CHECK_MSG(plan.fallback.family && !strcmp(plan.fallback.family->name, "sm80_mma_sync"),
                       "%s: no general fallback for unaligned pointers", r->name);
     }
@@ -488,6 +488,15 @@ static const hrow_t k_hinted[] = {
      FOLD(2, COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     {"r50_l3_3x3_256", L(32, 14, 14, 256, 256, 3, 3, 1, 1), PLAIN, BF, PCIE, "kernel=pixels_n",
      CONV(PIXELS_N, 80, 128, 2, 7, 2, 0, 0, 1, 114, 1)},
+    /* (a tile hint with another kernel named is that kernel's tile, not a row tile) */
+    {"r50_l3_1x1_512_256", L(32, 28, 28, 512, 256, 1, 1, 1, 0), PLAIN, BF, SXM, "kernel=pixels_n,tile_m=208",
+     CONV(PIXELS_N, 208, 128, 2, 2, 2, 0, 0, 1, 132, 1)},
+    {"r50_l3_1x1_512_256", L(32, 28, 28, 512, 256, 1, 1, 1, 0), PLAIN, BF, SXM, "kernel=pixels_n,tile_m=96,staging_boxes=1",
+     CONV(PIXELS_N, 96, 128, 2, 7, 1, 0, 0, 1, 132, 1)},
+    {"vgg_3x3_64", L(16, 224, 224, 64, 64, 3, 3, 1, 1), PLAIN, BF, SXM, "kernel=halo_rows,consumers=3",
+     CONV(HALO_ROWS, 112, 64, 3, 7, 1, 1, 1, 1, 132, 1)},
+    {"r50_l1_3x3_64", L(32, 56, 56, 64, 64, 3, 3, 1, 1), PLAIN, BF, SXM, "kernel=halo_rows,tile_m=56",
+     CONV(HALO_ROWS, 56, 64, 2, 8, 1, 1, 1, 1, 132, 1)},
 };
 
 /* Hints that cannot be honoured: the planner refuses (the message says why) or, without a kernel
@@ -525,10 +534,80 @@ static const hrow_t k_refused[] = {
      FAILS("groups = 32: the TMA im2col path takes groups == 1 only")},
     {"r50_l1_3x3_64", L(32, 56, 56, 64, 64, 3, 3, 1, 1), PLAIN, BF, SXM, "kernel=pixels_n,tile_n=64",
      FAILS("no pixels-as-N tile")},
+    /* (a hint the plan cannot honour fails, it is not ignored: the cooperative plans' staging boxes
+     * are fixed) */
+    {"vgg_3x3_256", L(16, 56, 56, 256, 256, 3, 3, 1, 1), PLAIN, BF, SXM, "kernel=cooperative,staging_boxes=3",
+     FAILS("hints.staging_boxes = 3")},
 };
 
 TEST(heur_bench_layers) { run_table(k_layers, (int)(sizeof k_layers / sizeof k_layers[0])); }
 TEST(heur_hints) { run_table(k_hinted, (int)(sizeof k_hinted / sizeof k_hinted[0])); }
 TEST(heur_hints_refused) { run_table(k_refused, (int)(sizeof k_refused / sizeof k_refused[0])); }
+
+/* Every plan the planner makes has its kernel instance compiled: plans of many problems (the layers
+ * above, random shapes, both dtypes, every epilogue kind, f32 and k % 8 != 0 outputs, with and
+ * without hints) on the fake devices, each plan's instance key looked up in the generated tables
+ * (a plan without an instance fails at its first run with an internal error). */
+#include "sm90/instances.h"
+
+static void check_instance(const struct igemm_plan *plan, const igemm_stage_t *st, const igemm_conv_params_t *p,
+                           const char *what, int *checked)
+{
+    if (st->family == NULL) return;
+    sm90_instance_t key;
+    if (!strcmp(st->family->name, "sm90_tma_wgmma"))
+        igemm_sm90_conv_instance_key(p, igemm_family_priv(&st->cfg, const sm90_plan_t), &key);
+    else if (!strcmp(st->family->name, "sm90_stem_tma_wgmma"))
+        igemm_sm90_stem_instance_key(p, igemm_family_priv(&st->cfg, const stem_plan_t), &key);
+    else
+        return;
+    (*checked)++;
+    CHECK_MSG(igemm_sm90_instance_find(&key) != NULL,
+              "%s: no instance of kernel %d dtype %d tile %dx%d wm %d nc %d bres %d rows %d ks %d tma %d epi %d (%s)", what,
+              key.kernel, key.dtype, key.bm, key.bn, key.wm, key.nc, key.bres, key.rows, key.ks, key.tma, key.epi,
+              plan->describe);
+}
+
+TEST(heur_every_plan_has_its_instance)
+{
+    static const char *const hints[] = {"", "kernel=pingpong", "kernel=cooperative,split_k=2", "kernel=pixels_n",
+                                        "kernel=pixels_n_pingpong", "kernel=halo_rows", "kernel=split_cluster",
+                                        "tile=256x64", "consumers=3", "filter_resident=1", "kernel=fold"};
+    static const int acts[] = {IGEMM_ACT_NONE, IGEMM_ACT_RELU, IGEMM_ACT_GELU_TANH};
+    uint64_t g = 0x1234567ull;
+    int checked = 0;
+    for (int i = 0; i < 3000; i++) {
+        g = g * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t u = g >> 16;
+        static const int64_t cs[] = {1, 3, 4, 8, 16, 24, 64, 128, 256, 512};
+        static const int64_t ks[] = {8, 16, 40, 64, 72, 128, 200, 256, 512, 1024};
+        static const int64_t hw[] = {7, 14, 16, 28, 56, 57, 112, 224};
+        igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+        d.n = 1 + (int64_t)(u % 8) * 4;
+        d.h = d.w = hw[(u >> 3) % 8];
+        d.c = cs[(u >> 6) % 10];
+        d.k = ks[(u >> 10) % 10];
+        d.r = d.s = (u >> 14) % 3 == 0 ? 1 : (u >> 14) % 3 == 1 ? 3 : 7;
+        d.stride_h = d.stride_w = 1 + (int64_t)((u >> 16) % 2);
+        d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = d.r / 2;
+        d.x_dtype = d.w_dtype = (u >> 17) % 2 ? IGEMM_DTYPE_F16 : IGEMM_DTYPE_BF16;
+        d.y_dtype = (u >> 18) % 5 == 0 ? IGEMM_DTYPE_F32 : d.x_dtype;
+        igemm_epilogue_t e = igemm_epilogue_default();
+        e.activation = (igemm_activation_t)acts[(u >> 20) % 3];
+        e.has_bias = (int)((u >> 22) % 2);
+        e.has_residual = (int)((u >> 23) % 2);
+        static struct igemm_plan plan;
+        memset(&plan, 0, sizeof plan);
+        if (igemm_problem_init(&d, &e, &plan.params) != IGEMM_STATUS_SUCCESS) continue;
+        REQUIRE(igemm_plan_hints_parse(hints[(u >> 24) % 11], &plan.hints) == IGEMM_STATUS_SUCCESS);
+        plan.dev = fake_device((int)((u >> 28) % 3));
+        if (igemm_planner_choose(&plan, IGEMM_PATH_AUTO) != IGEMM_STATUS_SUCCESS) continue;
+        char what[128];
+        snprintf(what, sizeof what, "case %d (hints \"%s\")", i, hints[(u >> 24) % 11]);
+        check_instance(&plan, &plan.main, &plan.params, what, &checked);
+        check_instance(&plan, &plan.inner, &plan.inner_params, what, &checked);
+    }
+    CHECK_MSG(checked > 1500, "only %d sm90 plans checked", checked);
+}
 
 #endif /* IGEMM_HAVE_CUDA */

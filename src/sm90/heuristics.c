@@ -372,7 +372,7 @@ static int rule_halo(const ctx_t *c, pick_t *best)
     const int ok = shape && best->tp == 128 && best->pp && best->bn == 64 &&
                    (forced || (h->filter_resident >= 0 && !h->kernel));
     if (!ok) return 0;
-    int rows = p->q == 56 && p->p % 2 == 0 && h->rows_per_tile != 1 ? 2 : 1;
+    int rows = p->q == 56 && p->p % 2 == 0 && h->rows_per_tile != 1 && h->tile_m != 56 ? 2 : 1;
     if (h->rows_per_tile == 2 && rows != 2) return 0;
     int tp = rows == 2 || p->q % 112 == 0 ? 112 : 56; /* two rows, a row or half a row per tile */
     if (h->tile_m == 56 && rows == 1) tp = 56;
@@ -615,4 +615,5 @@ void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_
     key->rows = pl->halo ? pl->halo : 1;
     key->tma = sm90_tma_store_ok(p, pl->split_k);
     key->epi = general ? sm90_epi_kind(p) : 0;
+    if (!key->tma && key->epi == 1) key->epi = 2; /* the direct-store path has instances 0 and 2 only */
 }
