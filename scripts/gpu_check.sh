@@ -49,14 +49,25 @@ note "nvcc: $($NVCC --version | tail -1); cuDNN lib: ${IGEMM_CUDNN_LIB:-none}"
 stage_build() {
   stamp build
   if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > /tmp/igemm_build.log 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 /tmp/igemm_build.log | tee -a "$CHK"; exit 1; fi
-  { echo "=== ptxas (sm90)"; grep -hE "Compiling|registers|spill" build/src/sm90/*.ptxas.txt; } >> "$CHK" 2>/dev/null
+  { echo "=== ptxas (sm90)"; grep -hE "Compiling|registers|spill" build/src/sm90/*.ptxas.txt build/gen/sm90/*.ptxas.txt; } >> "$CHK" 2>/dev/null
+}
+stage_oldbuild() {
+  stamp oldbuild
+  # the A/B's old side built here from a source archive of an earlier commit (AB_OLD_SRC, e.g.
+  # `git archive -o out/old_src.tar REV`, carried): its library and CLI into /tmp/igemm_old/build,
+  # which becomes AB_OLD for the abplain / abfused stages
+  [ -n "${AB_OLD_SRC:-}" ] && [ -f "$AB_OLD_SRC" ] || { note "oldbuild: AB_OLD_SRC (a source archive) not given"; return; }
+  rm -rf /tmp/igemm_old && mkdir -p /tmp/igemm_old && tar -xf "$AB_OLD_SRC" -C /tmp/igemm_old
+  if (cd /tmp/igemm_old && make -j16 build/libigemm.so build/igemm HAVE_CUDA=1 NVCC="$NVCC" > /tmp/igemm_oldbuild.log 2>&1); then
+    export AB_OLD=/tmp/igemm_old/build; note "oldbuild: ok ($AB_OLD_SRC)"
+  else note "oldbuild: FAILED"; tail -20 /tmp/igemm_oldbuild.log | tee -a "$CHK"; fi
 }
 stage_sass() {
   stamp sass
-  if ! ls build/src/sm90/*.o > /dev/null 2>&1; then note "sass: no objects under build/src (carry the build directory, not only the binaries)"; return; fi
+  if ! ls build/gen/sm90/*.o > /dev/null 2>&1; then note "sass: no objects under build/gen (carry the build directory, not only the binaries)"; return; fi
   # (into its own file first, then appended to checks.log: the counts are this stage's alone)
   local sl=/tmp/igemm_sass.log
-  { for f in build/src/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt; } > "$sl" 2>&1
+  { for f in build/src/sm90/*.o build/gen/sm90/*.o build/src/sm80/*.o; do echo "== $f"; cuobjdump --dump-sass "$f" | grep -oE "HGMMA\.[0-9A-Za-z]+|HMMA\.[0-9A-Za-z.]+|UTMALDG[.0-9A-Z]*|UTMASTG|LDGSTS[.A-Z0-9]*|LDL|STL|LDSM[.A-Z0-9]*" | sort | uniq -c; done; grep -h -E "registers|spill|stack" build/src/sm90/*.ptxas.txt build/gen/sm90/*.ptxas.txt; } > "$sl" 2>&1
   cat "$sl" >> "$CHK"
   note "sass: $(grep -c . "$sl") lines; HGMMA=$(grep -E 'HGMMA' "$sl" | awk '{s+=$1} END {print s+0}') UTMALDG=$(grep -E 'UTMALDG' "$sl" | awk '{s+=$1} END {print s+0}') LDL/STL=$(grep -E ' (LDL|STL)$' "$sl" | awk '{s+=$1} END {print s+0}')"
 }
