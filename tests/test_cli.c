@@ -109,14 +109,10 @@ static int tcli_run(const char *args, char *out, size_t outlen)
         }                                                                               \
     } while (0)
 
+/* The repository's suite, bench/shapes.csv (beside build/, where this binary is). */
 static const char *tcli_shapes_csv(void)
 {
     static char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "../shared/bench/shapes.csv");
-    if (access(path, R_OK) == 0) return path;
-    snprintf(path, sizeof path, "%s/../../shared/bench/shapes.csv", tcli_exe_dir());
-    if (access(path, R_OK) == 0) return path;
-    /* the repository's copy of the suite (the device machine has no ../shared) */
     snprintf(path, sizeof path, "%s/../bench/shapes.csv", tcli_exe_dir());
     if (access(path, R_OK) == 0) return path;
     return NULL;
@@ -376,14 +372,14 @@ TEST(cli_load_shapes_errors_name_file_and_line)
     unlink(p3);
 }
 
-TEST(cli_load_shared_bench_shapes)
+TEST(cli_load_bench_shapes)
 {
     cli_shape_list_t list = {0};
     char err[1024] = "";
     const char *path = tcli_shapes_csv();
     int found = 0;
     if (!path) {
-        test_skip("neither ../shared/bench/shapes.csv nor bench/shapes.csv found");
+        test_fail(__FILE__, __LINE__, "bench/shapes.csv not found beside build/");
         return;
     }
     REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);

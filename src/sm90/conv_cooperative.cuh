@@ -30,6 +30,7 @@
 #include "core/epilogue.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
+#include "core/setup.cuh"
 
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
@@ -51,40 +52,16 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers, the first k-blocks */
-    if (threadIdx.x == 0) {
-        ptx_prefetch_tensormap(&tmap_x); /* descriptor fetches first: they overlap the set-up */
-        ptx_prefetch_tensormap(&tmap_w);
-        sm90_first_unit_t f = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-        sm90_first_unit<BN, false, false>(a, unit0, 0, f);
-        sm90_ring_init(c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC));
-        ptx_fence_mbarrier_init_release_cluster();
-        sm90_early_loads<BN, false>(a, &tmap_x, &tmap_w, c, S, A_STAGE, unit0, f);
-    }
-    __syncthreads();
-    /* programmatic dependent launch (a no-op without the launch attribute): the set-up above may
-     * overlap the previous kernel of the stream; every global access comes after the wait */
-    ptx_griddepcontrol_launch_dependents();
-    ptx_griddepcontrol_wait();
+    sm90_setup<BN, false, false, true, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC), unit0);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         /* -------------------------------------------------------- producer: warp 0 */
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
-        if (pwarp == 0) {
-            const bool leader = ptx_elect_one_sync();
-            if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
-            sm90_ring_t ring = {0, 0u};
-            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
-                int m0, n0, kb0, kb1, nb, h0, w0;
-                sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
-                sm90_box_origin(a, m0, nb, h0, w0);
-                sm90_produce_kblocks<BN, false>(a, &tmap_x, &tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0,
-                                                kb1, nb, h0, w0, true);
-                if (TMA_EPI && GENERAL && a.res_ring == 2)
-                    sm90_produce_residual_stages<BN, 64, A_STAGE>(a, &tmap_r, c, ring, S, leader, m0, n0);
-            }
-        }
+        if (pwarp == 0)
+            sm90_produce_tiles<BN, false, TMA_EPI && GENERAL, 64, A_STAGE>(a, &tmap_x, &tmap_w, &tmap_r, c, S, unit0,
+                                                                         unit_step);
         return;
     }
 
@@ -107,11 +84,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN, true>(a, n0) : 0; /* operand-ring residual */
         const int row0 = 64 * WM * C.cw;
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
-        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
-            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
-            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
-            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
-        }
+        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         /* the first chunk's scale/bias factors, loaded now so that their latency hides behind the
          * mainloop; each chunk loads the next chunk's once it has used its own (S11-4) */
         float2 as[8], bi[8];

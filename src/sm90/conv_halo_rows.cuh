@@ -30,6 +30,7 @@
 #include "core/epilogue.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
+#include "core/setup.cuh"
 
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
@@ -55,16 +56,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers (no early loads) */
-    if (threadIdx.x == 0) {
-        ptx_prefetch_tensormap(&tmap_x);
-        ptx_prefetch_tensormap(&tmap_w);
-        sm90_ring_init(c, S, ES, NC, SM90_CONSUMER_ARRIVALS(1));
-        sm90_order_init(c, NC);
-        ptx_fence_mbarrier_init_release_cluster();
-    }
-    __syncthreads();
-    ptx_griddepcontrol_launch_dependents();
-    ptx_griddepcontrol_wait();
+    sm90_setup<BN, true, true, false, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(1), unit0);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
@@ -126,18 +118,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             continue;
         }
         sm90_turn_wait<NC>(c, C.cw, own);
-        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
-            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
-            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
-            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
-        }
+        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f; /* this thread's two channels */
-        if (GENERAL) {
-            const int64_t c0 = (int64_t)n0 + C.warp * 16 + (C.lane >> 2), c1 = c0 + 8;
-            const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
-            if (a.has_scale) pas0 = a.alpha * __ldg(a.scale + k0), pas1 = a.alpha * __ldg(a.scale + k1);
-            if (a.has_bias) pbi0 = __ldg(a.bias + k0), pbi1 = __ldg(a.bias + k1);
-        }
+        if (GENERAL) sm90_pixn_factors(a, (int64_t)n0 + C.warp * 16 + (C.lane >> 2), pas0, pas1, pbi0, pbi1);
 
         /* mainloop: HSTAGES input rows, unrolled, so that which accumulator and filter row an input
          * row of a two-row tile feeds is known at compile time (a run-time branch around a wgmma

@@ -26,6 +26,7 @@
 #include "core/epilogue.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
+#include "core/setup.cuh"
 
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
@@ -47,19 +48,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers, the first k-blocks */
-    if (threadIdx.x == 0) {
-        ptx_prefetch_tensormap(&tmap_x);
-        ptx_prefetch_tensormap(&tmap_w);
-        sm90_first_unit_t f = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-        sm90_first_unit<BN, BRES, false>(a, unit0, 0, f);
-        sm90_ring_init(c, S, ES, NC, SM90_CONSUMER_ARRIVALS(1));
-        sm90_order_init(c, NC);
-        ptx_fence_mbarrier_init_release_cluster();
-        sm90_early_loads<BN, BRES>(a, &tmap_x, &tmap_w, c, S, A_STAGE, unit0, f);
-    }
-    __syncthreads();
-    ptx_griddepcontrol_launch_dependents();
-    ptx_griddepcontrol_wait();
+    sm90_setup<BN, BRES, true, true, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(1), unit0);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
@@ -67,17 +56,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
         if (pwarp == 0) {
-            const bool leader = ptx_elect_one_sync();
-            sm90_ring_t ring = {0, 0u};
-            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
-                int m0, n0, kb0, kb1, nb, h0, w0;
-                sm90_decode_unit<BRES>(a, unit, BN, m0, n0, kb0, kb1);
-                if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
-                const bool load_b = !BRES || j == 0; /* resident filter: with the first tile only */
-                sm90_box_origin(a, m0, nb, h0, w0);
-                sm90_produce_kblocks<BN, BRES>(a, &tmap_x, &tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0,
-                                               kb1, nb, h0, w0, load_b);
-            }
+            sm90_produce_tiles<BN, BRES, false, 64, A_STAGE>(a, &tmap_x, &tmap_w, &tmap_r, c, S, unit0, unit_step);
         } else if (TMA_EPI && GENERAL && pwarp == 1 && a.res_ring == 1) {
             sm90_residual_producer<BN, WM, NC, true, BRES, 0, false>(a, &tmap_r, c.epi_smem, c.rfull_bar, c.rempty_bar,
                                                                     ES, unit0, unit_step, 0);
@@ -110,11 +89,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         }
         sm90_turn_wait<NC>(c, C.cw, own);
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
-        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
-            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
-            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
-            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
-        }
+        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         float2 as[8], bi[8]; /* the first chunk's factors, their latency under the mainloop (S11-4) */
         if (GENERAL && !partial) sm90_chunk_factors(a, (int64_t)n0 + 2 * (C.lane & 3), (int64_t)n0 + SM90_EPI_COLS, as, bi);
 

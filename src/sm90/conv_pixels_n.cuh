@@ -23,6 +23,7 @@
 #include "core/epilogue.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
+#include "core/setup.cuh"
 
 template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
@@ -44,38 +45,16 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers, the first k-blocks */
-    if (threadIdx.x == 0) {
-        ptx_prefetch_tensormap(&tmap_x);
-        ptx_prefetch_tensormap(&tmap_w);
-        sm90_first_unit_t f = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-        sm90_first_unit<BN, false, false>(a, unit0, 0, f);
-        sm90_ring_init(c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC));
-        ptx_fence_mbarrier_init_release_cluster();
-        sm90_early_loads<BN, false>(a, &tmap_x, &tmap_w, c, S, A_STAGE, unit0, f);
-    }
-    __syncthreads();
-    ptx_griddepcontrol_launch_dependents();
-    ptx_griddepcontrol_wait();
+    sm90_setup<BN, false, false, true, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC), unit0);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         /* -------------------------------------------------------- producer: warp 0 */
         ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
-        if (pwarp == 0) {
-            const bool leader = ptx_elect_one_sync();
-            if (TMA_EPI && GENERAL && a.res_ring == 2 && leader) ptx_prefetch_tensormap(&tmap_r);
-            sm90_ring_t ring = {0, 0u};
-            for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
-                int m0, n0, kb0, kb1, nb, h0, w0;
-                sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
-                sm90_box_origin(a, m0, nb, h0, w0);
-                sm90_produce_kblocks<BN, false>(a, &tmap_x, &tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0,
-                                                kb1, nb, h0, w0, true);
-                if (TMA_EPI && GENERAL && a.res_ring == 2)
-                    sm90_produce_residual_stages<BN, TP, A_STAGE>(a, &tmap_r, c, ring, S, leader, m0, n0);
-            }
-        }
+        if (pwarp == 0)
+            sm90_produce_tiles<BN, false, TMA_EPI && GENERAL, TP, A_STAGE>(a, &tmap_x, &tmap_w, &tmap_r, c, S, unit0,
+                                                                         unit_step);
         return;
     }
 
@@ -94,19 +73,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0;
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN, true>(a, n0) : 0; /* operand-ring residual */
-        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
-            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
-            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
-            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
-        }
+        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         /* this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
         float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
-        if (GENERAL) {
-            const int64_t c0 = (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), c1 = c0 + 8;
-            const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
-            if (a.has_scale) pas0 = a.alpha * __ldg(a.scale + k0), pas1 = a.alpha * __ldg(a.scale + k1);
-            if (a.has_bias) pbi0 = __ldg(a.bias + k0), pbi1 = __ldg(a.bias + k1);
-        }
+        if (GENERAL) sm90_pixn_factors(a, (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), pas0, pas1, pbi0, pbi1);
 
         const int prev = sm90_mainloop_pixn<DT, TP, BN, A_STAGE, false>(acc, c, ring, S, nk, 8192u * C.cw, C.lane);
         /* the tile's operand-ring residual stages follow its k-blocks (rstage/rphase the first) */

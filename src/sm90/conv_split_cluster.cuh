@@ -144,11 +144,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         const int nk = kb1 - kb0;
         const int row0 = 64 * WM * C.cw;
         const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
-        if (GENERAL && !partial && C.tid < BN / 32) { /* the tile's scale/bias lines into L1 for the epilogue */
-            const int64_t n = (int64_t)n0 + 32 * C.tid < a.gemm_n ? (int64_t)n0 + 32 * C.tid : a.gemm_n - 1;
-            if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
-            if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
-        }
+        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         float2 as[8], bi[8]; /* chunk `rank`'s factors (the one this CTA finishes) */
         if (GENERAL && !partial) {
             const int64_t c0 = (int64_t)n0 + SM90_EPI_COLS * rank;

@@ -314,6 +314,29 @@ static __device__ __forceinline__ void sm90_pixn_tile(const igemm_sm90_args_t &a
                                                   bi1);
 }
 
+/* The tile's scale/bias cache lines (columns n0 ..) into L1 for its epilogue: a line per thread
+ * tid < BN / 32. */
+template <int BN>
+static __device__ __forceinline__ void sm90_prefetch_scale_bias(const igemm_sm90_args_t &a, int n0, int tid)
+{
+    if (tid < BN / 32) {
+        const int64_t n = (int64_t)n0 + 32 * tid < a.gemm_n ? (int64_t)n0 + 32 * tid : a.gemm_n - 1;
+        if (a.has_bias) ptx_prefetch_global_l1(a.bias + n);
+        if (a.has_scale) ptx_prefetch_global_l1(a.scale + n);
+    }
+}
+
+/* Pixels as N: this thread's two channels' factors, alpha*scale and bias of channels c0 and c0 + 8
+ * (clamped to N - 1: a channel past N is computed but not stored). as/bi hold alpha and 0 on entry. */
+static __device__ __forceinline__ void sm90_pixn_factors(const igemm_sm90_args_t &a, int64_t c0, float &as0, float &as1,
+                                                         float &bi0, float &bi1)
+{
+    const int64_t c1 = c0 + 8;
+    const int64_t k0 = c0 < a.gemm_n ? c0 : a.gemm_n - 1, k1 = c1 < a.gemm_n ? c1 : a.gemm_n - 1;
+    if (a.has_scale) as0 = a.alpha * __ldg(a.scale + k0), as1 = a.alpha * __ldg(a.scale + k1);
+    if (a.has_bias) bi0 = __ldg(a.bias + k0), bi1 = __ldg(a.bias + k1);
+}
+
 /* What a consumer warpgroup knows of itself for its epilogues. */
 typedef struct sm90_consumer {
     int cw;                               /* consumer index (warpgroup - 1) */

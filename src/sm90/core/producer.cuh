@@ -242,4 +242,29 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
     }
 }
 
+/* The A/B producer warp of the im2col kernels (cooperative, ping-pong, pixels as N): every tile
+ * of the CTA, its k-blocks and, RES_OPERAND (the kernel takes a fused residual through the operand
+ * ring) with a.res_ring == 2, its residual stages of RROWS-row boxes; BRES: the walk stops past the
+ * CTA's last tile and the filter is loaded with the first tile only (resident slots). */
+template <int BN, bool BRES, bool RES_OPERAND, int RROWS, uint32_t A_STAGE>
+static __device__ __forceinline__ void sm90_produce_tiles(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
+                                                          const CUtensorMap *tmap_w, const CUtensorMap *tmap_r,
+                                                          const sm90_smem_t &c, int S, int unit0, int unit_step)
+{
+    const bool leader = ptx_elect_one_sync();
+    if (RES_OPERAND && a.res_ring == 2 && leader) ptx_prefetch_tensormap(tmap_r);
+    sm90_ring_t ring = {0, 0u};
+    for (int unit = unit0, j = 0; unit < a.num_units; unit += unit_step, j++) {
+        int m0, n0, kb0, kb1, nb, h0, w0;
+        sm90_decode_unit<BRES>(a, unit, BN, m0, n0, kb0, kb1);
+        if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
+        const bool load_b = !BRES || j == 0;
+        sm90_box_origin(a, m0, nb, h0, w0);
+        sm90_produce_kblocks<BN, BRES>(a, tmap_x, tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0, kb1, nb, h0,
+                                       w0, load_b);
+        if (RES_OPERAND && a.res_ring == 2)
+            sm90_produce_residual_stages<BN, RROWS, A_STAGE>(a, tmap_r, c, ring, S, leader, m0, n0);
+    }
+}
+
 #endif /* IGEMM_SM90_CORE_PRODUCER_CUH */
