@@ -89,7 +89,7 @@ size_t timing_l2_bytes(void)
 /* Times nfn (1 or 2) functions: warm-up of each, then chunks of TIMING_CHUNK calls of each in
  * turn (A's chunk, B's chunk, A's, ...), every call between its own event pair, so both see the
  * same clock and power states (a dense-MMA layer's time drifts up by ~10% within a fraction of a
- * second as the GPU settles at its power limit: docs/perf.md S9-3). res[i] gets fns[i]'s result. */
+ * second as the GPU settles at its power limit: docs/decisions.md "bench-method", S9-3). res[i] gets fns[i]'s result. */
 static int timing_once(int nfn, timing_fn *fns, void **ctxs, int nsets, const timing_cfg_t *cfg,
                        cudaStream_t stream, int gated, timing_result_t *res, int *gate_failed, char *err,
                        size_t errlen)
