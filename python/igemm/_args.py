@@ -1,7 +1,14 @@
 """Argument normalisation shared by the torch and numpy paths (plain Python, traceable by
 torch.compile: no ctypes, no library calls)."""
 
+import math
+import operator
+
 from ._lib import Activation
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+FLOAT32_MAX = 3.4028234663852886e38  # the largest finite float32
 
 ACTIVATIONS = {
     "none": Activation.NONE,
@@ -27,13 +34,51 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+# Set by the torch backend to torch.compiler.is_compiling. While torch.compile traces, ints and
+# floats may be symbolic (dynamic=True makes alpha a graph input, and math.isnan on it is not
+# traceable): the range checks are then left to the op's implementation, which builds the
+# descriptor and epilogue from concrete values through the same checks (_lib.make_desc,
+# _lib.make_epilogue), so a bad value still raises, naming the field.
+is_tracing = None
+
+
+def _tracing():
+    return is_tracing is not None and is_tracing()
+
+
+def check_int64(v, what):
+    """v (a Python int) if it fits int64, else OverflowError naming what (ctypes would wrap it
+    silently: padding = 2**64 + 1 would become 1)."""
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise OverflowError("%s = %d: does not fit a 64-bit signed integer [%d, %d]"
+                            % (what, v, INT64_MIN, INT64_MAX))
+    return v
+
+
 def _as_int(v, what):
-    if _is_int(v):
+    """An int argument -> a Python int in int64 range (TypeError for non-integers, OverflowError
+    out of range). Accepts numpy integers and anything else with __index__ (not bool, float,
+    str); while torch.compile traces, values pass through unchecked (see is_tracing)."""
+    if not _is_int(v):
+        if isinstance(v, (bool, float, str)) or not hasattr(v, "__index__"):
+            raise TypeError("%s = %r: expected an int" % (what, v))
+        if _tracing():
+            return v
+        v = operator.index(v)  # numpy integers (a uint64 may exceed int64), int-likes
+    if _tracing():
         return v
-    # numpy integers, torch SymInts and the like
-    if not isinstance(v, (bool, float, str)) and hasattr(v, "__index__"):
-        return v
-    raise TypeError("%s = %r: expected an int" % (what, v))
+    return check_int64(v, what)
+
+
+def check_float32(v, what):
+    """v (a Python float) if it is finite and fits float32, else ValueError (NaN, inf) or
+    OverflowError (finite but rounds to inf as a float32) naming what."""
+    if math.isnan(v) or math.isinf(v):
+        raise ValueError("%s = %r: must be a finite number" % (what, v))
+    if abs(v) > FLOAT32_MAX:
+        raise OverflowError("%s = %r: does not fit a 32-bit float (|value| <= %.8g)"
+                            % (what, v, FLOAT32_MAX))
+    return v
 
 
 def pair(v, what):
@@ -105,7 +150,8 @@ def activation(act):
             param = float(param)
         except (TypeError, ValueError):
             raise TypeError("activation = %r: the leaky_relu slope must be a float" % (act,))
-    return (name, float(param))
+    param = float(param)
+    return (name, param if _tracing() else check_float32(param, "activation slope"))
 
 
 def act_code(name):
@@ -115,12 +161,20 @@ def act_code(name):
 
 
 def scalar(v, what):
+    """A float argument -> a finite Python float that fits float32 (TypeError, ValueError for
+    NaN/inf, OverflowError beyond float32), the error naming what."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         try:
-            return float(v)
+            v = float(v)
         except (TypeError, ValueError):
             raise TypeError("%s = %r: expected a float" % (what, v))
-    return float(v)
+    if _tracing():
+        return float(v)
+    try:
+        f = float(v)
+    except OverflowError:  # an int too large for a double
+        raise OverflowError("%s = %r: does not fit a 32-bit float" % (what, v))
+    return check_float32(f, what)
 
 
 def out_size(size, pad_a, pad_b, dil, k, stride):

@@ -103,23 +103,49 @@ class PlanOptions(ctypes.Structure):
                 ("hints", ctypes.c_void_p)]  # const igemm_plan_hints_t * (experimental; NULL here)
 
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _set_i64(d, name, v):
+    # ctypes wraps an out-of-range int silently (2**64 + 1 -> 1): refuse it, naming the field
+    v = int(v)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise OverflowError("conv2d descriptor %s = %d: does not fit a 64-bit signed integer"
+                            % (name, v))
+    setattr(d, name, v)
+
+
+def _set_f32(e, name, v):
+    # ctypes rounds a double to float32 silently (1e39 -> inf) and passes NaN: refuse both
+    v = float(v)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise ValueError("epilogue %s = %r: must be a finite number" % (name, v))
+    if abs(v) > _FLOAT32_MAX:
+        raise OverflowError("epilogue %s = %r: does not fit a 32-bit float" % (name, v))
+    setattr(e, name, v)
+
+
 def make_desc(n, h, w, c, k, r, s, groups, pads, strides, dils, x_dtype, y_dtype):
+    """An igemm_conv2d_desc_t; OverflowError naming the field for a value outside int64."""
     d = ConvDesc()
-    d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.groups = n, h, w, c, k, r, s, groups
-    d.pad_top, d.pad_bottom, d.pad_left, d.pad_right = pads
-    d.stride_h, d.stride_w = strides
-    d.dil_h, d.dil_w = dils
+    vals = (n, h, w, c, k, r, s, groups) + tuple(pads) + tuple(strides) + tuple(dils)
+    for name, v in zip(_DESC_INT_FIELDS, vals):
+        _set_i64(d, name, v)
     d.x_dtype = d.w_dtype = int(x_dtype)
     d.y_dtype = int(y_dtype)
     return d
 
 
 def make_epilogue(alpha, beta, has_scale, has_bias, has_residual, act, act_param):
+    """An igemm_epilogue_t; ValueError/OverflowError naming the field for a float that is NaN,
+    infinite or outside float32."""
     e = Epilogue()
-    e.alpha, e.beta = alpha, beta
+    _set_f32(e, "alpha", alpha)
+    _set_f32(e, "beta", beta)
     e.has_scale, e.has_bias, e.has_residual = int(has_scale), int(has_bias), int(has_residual)
     e.activation = int(act)
-    e.act_param = act_param
+    _set_f32(e, "act_param", act_param)
     return e
 
 

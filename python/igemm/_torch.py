@@ -12,6 +12,9 @@ import torch
 from . import _args
 from ._lib import DType, Plan, make_desc, make_epilogue
 
+# While torch.compile traces, _args leaves the range checks to the op's implementation.
+_args.is_tracing = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+
 if not hasattr(torch, "library") or not hasattr(torch.library, "custom_op"):
     raise ImportError("igemm's torch path needs torch >= 2.4 (torch.library.custom_op); "
                       "this is torch %s" % getattr(torch, "__version__", "?"))

@@ -100,6 +100,21 @@ def test_dynamic_batch():
             assert torch.equal(y, m(x))
 
 
+def test_compiled_bad_scalar_raises():
+    """Under torch.compile the Python-side checks step aside (alpha may be symbolic); the op's
+    implementation still refuses a NaN alpha, naming it."""
+    x = grid((2, 16, 10, 10), torch.bfloat16)
+    w = grid((32, 16, 3, 3), torch.bfloat16)
+
+    def f(x, w):
+        return igemm.conv2d(x, w, padding=1, alpha=float("nan"))
+
+    with pytest.raises(Exception, match="alpha = nan"):
+        torch.compile(f, fullgraph=True)(x, w)
+    with pytest.raises(Exception, match="alpha = nan"):
+        torch.compile(f, fullgraph=True, dynamic=True)(x, w)
+
+
 def test_reduce_overhead_cudagraphs():
     m = TwoConvs().cuda()
     compiled = torch.compile(m, fullgraph=True, mode="reduce-overhead")

@@ -247,6 +247,43 @@ def test_error_groups():
         igemm.conv2d(*xw(), groups=0)
 
 
+@pytest.mark.parametrize("arg,val", [
+    ("padding", 2 ** 64 + 1),      # used to wrap to padding 1 and compute a wrong answer
+    ("padding", 2 ** 63),          # used to be reported as a negative pad
+    ("stride", 2 ** 64 + 1),
+    ("dilation", -(2 ** 63) - 1),
+    ("groups", 2 ** 64 + 1),
+])
+def test_error_int_beyond_int64(arg, val):
+    x, w = xw()
+    with pytest.raises(OverflowError, match="%s = %d: does not fit a 64-bit" % (arg, val)):
+        igemm.conv2d(x, w, **{arg: val})
+    with pytest.raises(OverflowError, match="padding = %d" % val):
+        igemm.conv2d(x, w, padding=(1, val))
+
+
+def test_error_numpy_uint64_padding():
+    x, w = xw()
+    with pytest.raises(OverflowError, match="padding = %d" % (2 ** 64 - 1)):
+        igemm.conv2d(x, w, padding=np.uint64(2 ** 64 - 1))
+    y = igemm.conv2d(x, w, padding=np.uint64(1), stride=np.int8(1))
+    assert y.shape == (1, 8, 8, 4)
+
+
+@pytest.mark.parametrize("arg,val,exc", [
+    ("alpha", float("nan"), ValueError),
+    ("beta", float("inf"), ValueError),
+    ("alpha", 1e39, OverflowError),
+    ("beta", -(10 ** 50), OverflowError),
+])
+def test_error_float_not_finite(arg, val, exc):
+    x, w = xw()
+    with pytest.raises(exc, match="%s = " % arg):
+        igemm.conv2d(x, w, **{arg: val})
+    with pytest.raises(ValueError, match="slope = nan"):
+        igemm.conv2d(x, w, activation=("leaky_relu", float("nan")))
+
+
 def test_error_ndim():
     x, w = xw()
     with pytest.raises(ValueError, match=r"x\.ndim = 3"):

@@ -278,6 +278,23 @@ def test_errors():
         igemm.conv2d(x, [[1.0]])
 
 
+def test_errors_int64_and_nan():
+    """Python ints outside int64 and non-finite floats raise naming the argument (they used to
+    reach ctypes: padding = 2**64 + 1 computed padding 1)."""
+    x = grid((1, 8, 6, 6), torch.bfloat16)
+    w = grid((4, 8, 3, 3), torch.bfloat16)
+    for arg, v in (("padding", 2 ** 64 + 1), ("padding", 2 ** 63), ("stride", 2 ** 64 + 1),
+                   ("dilation", -(2 ** 63) - 1), ("groups", 2 ** 64 + 1)):
+        with pytest.raises(OverflowError, match="%s = %d" % (arg, v)):
+            igemm.conv2d(x, w, **{arg: v})
+    with pytest.raises(ValueError, match="alpha = nan"):
+        igemm.conv2d(x, w, alpha=float("nan"))
+    with pytest.raises(OverflowError, match="beta = "):
+        igemm.conv2d(x, w, beta=1e39)
+    y = igemm.conv2d(x, w, padding=1)  # still works after the refusals
+    assert tuple(y.shape) == (1, 4, 6, 6)
+
+
 def test_plan_info():
     x = grid((1, 64, 14, 14), torch.bfloat16)
     w = grid((64, 64, 3, 3), torch.bfloat16)
