@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 __all__ = [
     "conv2d", "describe", "plan_info", "IgemmError", "LibraryNotFoundError", "Status", "DType",
     "Activation", "Path", "library_path", "library_version", "device_count",
-    "clear_plan_cache", "plan_cache_size", "__version__",
+    "clear_plan_cache", "plan_cache_size", "optimize", "__version__",
 ]
 
 _torch_backend = None  # igemm._torch once torch is in use
@@ -113,6 +113,18 @@ def describe(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scal
     return plan_info(x, w, bias, stride, padding, dilation, groups, scale=scale,
                      residual=residual, alpha=alpha, beta=beta, activation=activation,
                      out_dtype=out_dtype)["description"]
+
+
+def optimize(model, dtype=None, report=False):
+    """An inference copy of a torch nn.Module (eval mode) whose Conv2d layers run on igemm:
+    BatchNorm2d folded into the conv's scale/bias once, the following activation (ReLU, ReLU6,
+    LeakyReLU, GELU, SiLU, Sigmoid, Tanh) and residual add fused into its epilogue; anything
+    else stays in torch. dtype: torch.bfloat16 (default unless the model is float16) or
+    torch.float16; the copy is converted to it and to channels_last. Inference only.
+
+    Returns the module, or (module, OptimizeReport) with report=True. See igemm._optimize."""
+    from ._optimize import optimize as _optimize
+    return _optimize(model, dtype=dtype, report=report)
 
 
 def library_version():

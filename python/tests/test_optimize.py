@@ -1,0 +1,247 @@
+"""igemm.optimize: the fx rewrite (BN folding, activation and residual fusion) checked on the CPU
+in float32 against the original model (IgemmConv2d computes its fused function with torch ops
+there), and on the GPU in bf16 against the float32 model next to torch's own bf16 error."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+import igemm  # noqa: E402
+from igemm._optimize import IgemmConv2d  # noqa: E402
+
+
+def randomize(model, seed=0):
+    """Random weights and BN statistics far from the identity, so a wrong fold shows."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
+                m.running_mean.copy_(torch.rand(m.running_mean.shape, generator=g) - 0.5)
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) * 1.5 + 0.5)
+                if m.weight is not None:
+                    m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                    m.bias.copy_(torch.rand(m.bias.shape, generator=g) - 0.5)
+    return model.eval()
+
+
+def rel_err(a, b):
+    a, b = a.double(), b.double()
+    return ((a - b).abs().max() / a.abs().max().clamp_min(1e-30)).item()
+
+
+def check_cpu(model, x, want=None, tol=1e-5):
+    model = randomize(model)
+    opt, rep = igemm.optimize(model, dtype=torch.float32, report=True)
+    with torch.no_grad():
+        ref = model(x)
+        got = opt(x.contiguous(memory_format=torch.channels_last))
+    assert rel_err(ref, got) < tol, rel_err(ref, got)
+    if want is not None:
+        counts = dict(convs=rep.convs, batchnorms=rep.batchnorms, activations=rep.activations,
+                      residuals=rep.residuals)
+        assert counts == want, (counts, rep)
+    return opt, rep
+
+
+class Block(nn.Module):
+    def __init__(self, c=8, act="module"):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c)
+        self.act = act
+
+    def forward(self, x):
+        y = self.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        if self.act == "module":
+            y += x
+            return self.relu(y)
+        if self.act == "functional-left":
+            return F.relu(x + y)
+        if self.act == "method":
+            return torch.add(y, x).relu()
+        return y + x  # no activation after the add
+
+
+@pytest.mark.parametrize("act", ["module", "functional-left", "method", "none"])
+def test_residual_block(act):
+    x = torch.randn(2, 8, 9, 7)
+    opt, _ = check_cpu(Block(act=act), x, dict(convs=2, batchnorms=2,
+                                               activations=2 if act != "none" else 1,
+                                               residuals=1))
+    kinds = [type(m) for m in opt.modules()]
+    assert nn.BatchNorm2d not in kinds and nn.ReLU not in kinds
+
+
+@pytest.mark.parametrize("act,name", [
+    (nn.ReLU6(), "relu6"), (nn.Hardtanh(0.0, 6.0), "relu6"), (nn.SiLU(), "silu"),
+    (nn.GELU(), "gelu"), (nn.GELU(approximate="tanh"), "gelu_tanh"), (nn.Sigmoid(), "sigmoid"),
+    (nn.Tanh(), "tanh"), (nn.LeakyReLU(0.2), "leaky_relu")])
+def test_activation_modules(act, name):
+    m = nn.Sequential(nn.Conv2d(4, 6, 3, stride=2, padding=(1, 2), bias=True), nn.BatchNorm2d(6),
+                      act)
+    opt, _ = check_cpu(m, torch.randn(2, 4, 11, 10),
+                       dict(convs=1, batchnorms=1, activations=1, residuals=0))
+    conv = [m for m in opt.modules() if isinstance(m, IgemmConv2d)][0]
+    assert conv.activation == name
+    if name == "leaky_relu":
+        assert conv.act_param == pytest.approx(0.2)
+
+
+def test_not_fused_where_not_equivalent():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(4, 4, 1)
+            self.bn = nn.BatchNorm2d(4)
+            self.hsw = nn.Hardswish()
+            self.conv2 = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
+
+        def forward(self, x):
+            a = self.conv(x)          # used twice: BN cannot fold into it
+            b = self.bn(a)
+            c = self.hsw(b + a)       # Hardswish: not an epilogue activation
+            return self.conv2(c) * 2  # reflect padding: stays in torch
+
+    opt, rep = check_cpu(M(), torch.randn(1, 4, 6, 6),
+                         dict(convs=1, batchnorms=0, activations=0, residuals=0))
+    assert rep.convs_left == 1
+    assert rep.left_in_torch.get("BatchNorm2d") == 1 and rep.left_in_torch.get("Hardswish") == 1
+
+
+def test_grouped_depthwise_dilated_same():
+    m = nn.Sequential(
+        nn.Conv2d(8, 16, 3, padding="same", dilation=2, groups=4, bias=False), nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.Conv2d(16, 16, 5, stride=2, padding=2, groups=16), nn.BatchNorm2d(16), nn.SiLU(),
+        nn.Conv2d(16, 3, 1, padding="valid"))
+    check_cpu(m, torch.randn(2, 8, 13, 12), dict(convs=3, batchnorms=2, activations=2, residuals=0))
+
+
+def test_untraceable_model_falls_back():
+    class Branchy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),
+                                      nn.ReLU())
+            self.head = nn.Conv2d(8, 2, 1)
+
+        def forward(self, x):
+            y = self.body(x)
+            if y.sum() > 0:  # data-dependent: fx cannot trace this
+                y = y * 2
+            return self.head(y)
+
+    opt, rep = check_cpu(Branchy(), torch.randn(2, 3, 8, 8),
+                         dict(convs=2, batchnorms=1, activations=1, residuals=0))
+    assert rep.traced is False
+
+
+def test_inference_only_and_bad_arguments():
+    m = randomize(nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)))
+    opt = igemm.optimize(m, dtype=torch.float32)
+    with pytest.raises(RuntimeError, match="inference-only.*train"):
+        opt.train()
+    x = torch.randn(1, 3, 5, 5, requires_grad=True)
+    with pytest.raises(RuntimeError, match="inference-only.*gradient"):
+        opt(x)
+    with torch.no_grad():
+        assert opt(x).shape == (1, 4, 3, 3)
+    m.train()
+    with pytest.raises(ValueError, match="model.training = True"):
+        igemm.optimize(m)
+    with pytest.raises(TypeError, match="dtype = torch.float64"):
+        igemm.optimize(m.eval(), dtype=torch.float64)
+    with pytest.raises(TypeError, match="model is a"):
+        igemm.optimize("resnet")
+    # the original is untouched
+    assert any(isinstance(c, nn.BatchNorm2d) for c in m.modules())
+
+
+def test_dtype_keeps_epilogue_float32():
+    m = randomize(nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()))
+    opt = igemm.optimize(m)  # float32 model -> bfloat16 by default
+    conv = [c for c in opt.modules() if isinstance(c, IgemmConv2d)][0]
+    assert conv.weight.dtype == torch.bfloat16
+    assert conv.weight.is_contiguous(memory_format=torch.channels_last)
+    assert conv.scale.dtype == torch.float32 and conv.bias.dtype == torch.float32
+    opt = opt.to(torch.float16)
+    assert conv.weight.dtype == torch.float16 and conv.scale.dtype == torch.float32
+
+
+tv = None
+try:
+    import torchvision as tv
+except Exception:
+    pass
+
+NETS = {  # name -> (convs, batchnorms, residuals) the rewrite must find
+    "resnet18": (20, 20, 8),
+    "resnet50": (53, 53, 16),
+    "resnext50_32x4d": (53, 53, 16),
+    "mobilenet_v2": (52, 52, 10),
+    "mobilenet_v3_large": (62, 46, 10),
+    "efficientnet_b0": (81, 49, 9),
+    "regnet_y_400mf": (85, 53, 16),
+    "convnext_tiny": (22, 0, 0),
+    "vgg11_bn": (8, 8, 0),
+}
+
+
+@pytest.mark.skipif(tv is None, reason="needs torchvision")
+@pytest.mark.parametrize("name", sorted(NETS))
+def test_torchvision_cpu(name):
+    model = getattr(tv.models, name)(weights=None)
+    for m in model.modules():  # ConvNeXt's 1e-6 layer scale would hide its blocks
+        if hasattr(m, "layer_scale"):
+            with torch.no_grad():
+                m.layer_scale.fill_(0.5)
+    x = torch.randn(1, 3, 96, 96)
+    convs, bns, res = NETS[name]
+    _, rep = check_cpu(model, x, tol=1e-4)
+    assert (rep.convs, rep.batchnorms, rep.residuals) == (convs, bns, res), rep
+    assert "BatchNorm2d" not in rep.left_in_torch
+
+
+# ------------------------------------------------------------------ GPU
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available() or igemm.device_count() == 0,
+                          reason="needs a CUDA GPU and a CUDA build of libigemm")
+
+
+@cuda
+@pytest.mark.skipif(tv is None, reason="needs torchvision")
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "resnext50_32x4d"])
+def test_torchvision_gpu_bf16(name):
+    """igemm-optimized bf16 within 2x torch's own bf16 error against the float32 model, and the
+    same under a CUDA graph."""
+    model = randomize(getattr(tv.models, name)(weights=None)).cuda()
+    x = torch.randn(2, 3, 96, 96, device="cuda")
+    with torch.no_grad():
+        ref = model(x)
+        tb = model.to(torch.bfloat16).to(memory_format=torch.channels_last)
+        xb = x.to(torch.bfloat16).contiguous(memory_format=torch.channels_last)
+        torch_err = rel_err(ref, tb(xb).float())
+        model.float()
+        opt = igemm.optimize(model, dtype=torch.bfloat16)
+        out = opt(xb)
+        err = rel_err(ref, out.float())
+        assert err <= 2 * torch_err + 1e-3, (err, torch_err)
+        g = torch.cuda.CUDAGraph()
+        static_x = xb.clone()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            opt(static_x)
+        torch.cuda.current_stream().wait_stream(s)
+        with torch.cuda.graph(g):
+            static_y = opt(static_x)
+        static_x.copy_(xb)
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(static_y, out)
