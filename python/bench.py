@@ -10,6 +10,8 @@ the L2 cache so each call reads them from HBM. cuDNN runs with torch.backends.cu
 
     python python/bench.py [--shapes bench/shapes.csv] [--dtype bf16] \
         [--png bench_speedup.png] [--csv bench.csv] [--only REGEX] [--no-compile]
+    python python/bench.py --model resnet50,mobilenet_v2 --batch 1,32   (networks:
+        python/bench_models.py)
 
 Prints a table on stdout, progress on stderr.
 """
@@ -240,6 +242,10 @@ def write_png(rows, path, title):
 
 
 def main():
+    if any(a == "--model" or a.startswith("--model=") for a in sys.argv[1:]):
+        import bench_models  # whole networks: python/bench_models.py
+        bench_models.main(sys.argv[1:])
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default=default_shapes())
     ap.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")

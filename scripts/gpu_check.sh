@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
+# optional stages: models (networks: python/bench_models.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
 # under ncu), abfused / abplain (A/B against the build in $AB_OLD), abknob (A/B of two hint texts in
@@ -392,6 +392,15 @@ stage_pybench() {
   stamp pybench
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 400 python3 python/bench.py --shapes "$IGEMM_SHAPES" --png "$OUT/bench_speedup.png" >> "$OUT/py.log" 2>&1; note "python bench rc=$?"
   tail -40 "$OUT/py.log" | tee -a "$SUMMARY"
+}
+stage_models() {
+  stamp models
+  # whole networks (issue 26): igemm.optimize against eager / torch.compile, with and without CUDA
+  # graphs, and each one's error against the fp32 model. MODELS / MODEL_BATCHES pick the set.
+  IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 560 python3 python/bench_models.py \
+      --model "${MODELS:-resnet50,resnet18,mobilenet_v2,efficientnet_b0}" --batch "${MODEL_BATCHES:-1,32}" \
+      --csv "$OUT/models.csv" --png "$OUT/models.png" > "$OUT/models.log" 2>&1; note "models rc=$?"
+  grep -vE "^\[|^  " "$OUT/models.log" | tail -40 | tee -a "$SUMMARY"
 }
 stage_abfused() {
   stamp abfused
