@@ -269,6 +269,67 @@ IGEMM_API igemm_status_t igemm_conv2d_reference_elems(const igemm_conv2d_desc_t 
                                                       const int64_t *idx, int64_t count,
                                                       double *out);
 
+/* ---------------------------------------------------------------------------------------
+ * GEMM problems (descriptor, validation and CPU reference; the GPU GEMM plans come with the
+ * sm90 GEMM kernel):
+ *
+ *     D[b, m, n] = act(alpha * scale[n] * sum_k A[b, m, k] * B[b, k, n] + bias[n] + beta * C[b, m, n])
+ *
+ * for b < batch, m < M, n < N. Matrices are row-major with leading dimensions (elements between
+ * consecutive rows) and batch strides (elements between consecutive matrices of a batch):
+ *   A[b, m, k] = a[b * batch_stride_a + m * lda + k]                          (M x K)
+ *   B[b, k, n] = b[b * batch_stride_b + n * ldb + k]   with B_NK (N x K, K contiguous:
+ *                                                       nn.Linear.weight; D = A B^T)
+ *              = b[b * batch_stride_b + k * ldb + n]   with B_KN (K x N, N contiguous; D = A B)
+ *   D[b, m, n] = d[b * batch_stride_d + m * ldd + n]; C (the epilogue's residual) has D's
+ *                layout and dtype. scale and bias are fp32 vectors of length N.
+ * A batch stride of 0 broadcasts A or B over the batch (not D).
+ * --------------------------------------------------------------------------------------- */
+typedef enum igemm_b_layout {
+    IGEMM_B_NK = 0, /* B stored N x K (K contiguous), like nn.Linear.weight */
+    IGEMM_B_KN = 1  /* B stored K x N (N contiguous) */
+} igemm_b_layout_t;
+
+typedef struct igemm_gemm_desc {
+    int64_t m, n, k;   /* >= 1 */
+    int64_t batch;     /* >= 1 */
+    igemm_b_layout_t b_layout;
+    int64_t lda;       /* >= k */
+    int64_t ldb;       /* >= k (B_NK) or >= n (B_KN) */
+    int64_t ldd;       /* >= n; also C's */
+    int64_t batch_stride_a, batch_stride_b; /* >= 0; 0 broadcasts (only read if batch > 1) */
+    int64_t batch_stride_d; /* with batch > 1: >= (m - 1) * ldd + n, matrices of D never overlap */
+    igemm_dtype_t a_dtype; /* F16 or BF16 */
+    igemm_dtype_t b_dtype; /* must equal a_dtype */
+    igemm_dtype_t d_dtype; /* F16, BF16 or F32; also C's */
+} igemm_gemm_desc_t;
+
+/* A packed GEMM descriptor: lda = k, ldb = k (B_NK) or n (B_KN), ldd = n, batch strides m*k,
+ * n*k and m*n. Validate it (or let the functions below) before use; never fails itself. */
+IGEMM_API igemm_gemm_desc_t igemm_gemm_desc_packed(int64_t m, int64_t n, int64_t k, int64_t batch,
+                                                   igemm_b_layout_t b_layout,
+                                                   igemm_dtype_t in_dtype,
+                                                   igemm_dtype_t out_dtype);
+
+/* Checks every field of a GEMM descriptor. Returns SUCCESS, NULL_POINTER, INVALID_VALUE (the
+ * message names the field and its value) or OVERFLOW (an extent does not fit in 64 bits). */
+IGEMM_API igemm_status_t igemm_gemm_validate(const igemm_gemm_desc_t *desc);
+
+/* Elements each buffer must hold (the highest element index read or written, plus one) for a
+ * valid desc: a, b, and d (== c). Any pointer may be NULL. Returns igemm_gemm_validate's status. */
+IGEMM_API igemm_status_t igemm_gemm_sizes(const igemm_gemm_desc_t *desc, int64_t *a_elems,
+                                          int64_t *b_elems, int64_t *d_elems);
+
+/* CPU reference GEMM (double accumulation, host pointers): D for desc and epi (NULL: the
+ * identity epilogue), rounded to d's dtype at the end; writes only D's elements (the gaps of
+ * ldd and batch_stride_d are left untouched). c is read when epi->has_residual. The oracle of
+ * the GEMM kernels. O(batch*M*N*K). Returns SUCCESS or a validation / NULL_POINTER /
+ * OUT_OF_MEMORY status. */
+IGEMM_API igemm_status_t igemm_gemm_reference(const igemm_gemm_desc_t *desc,
+                                              const igemm_epilogue_t *epi, const void *a,
+                                              const void *b, const float *scale,
+                                              const float *bias, const void *c, void *d);
+
 /* Number of CUDA devices usable by igemm (0 when built without CUDA or when the driver
  * reports none). Never fails. */
 IGEMM_API int igemm_device_count(void);

@@ -13,7 +13,9 @@
 #include "device.h"
 #include "internal.h"
 #include "plan.h"
+#include "gemm_problem.h"
 #include "ref/conv2d_ref.h"
+#include "ref/gemm_ref.h"
 
 #ifdef IGEMM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -112,6 +114,45 @@ IGEMM_API igemm_status_t igemm_conv2d_reference_elems(const igemm_conv2d_desc_t 
     igemm_status_t st = igemm_problem_init(desc, epi, &p);
     if (st) return st;
     return igemm_ref_conv2d_elems(&p, x, w, scale, bias, residual, idx, count, out);
+}
+
+/* ---------------------------------------------------------------- GEMM problems */
+
+IGEMM_API igemm_gemm_desc_t igemm_gemm_desc_packed(int64_t m, int64_t n, int64_t k, int64_t batch,
+                                                   igemm_b_layout_t b_layout, igemm_dtype_t in_dtype,
+                                                   igemm_dtype_t out_dtype)
+{
+    return igemm_gemm_problem_packed(m, n, k, batch, (int)b_layout, in_dtype, out_dtype);
+}
+
+IGEMM_API igemm_status_t igemm_gemm_validate(const igemm_gemm_desc_t *desc)
+{
+    igemm_clear_error();
+    return igemm_gemm_problem_init(desc, NULL, NULL);
+}
+
+IGEMM_API igemm_status_t igemm_gemm_sizes(const igemm_gemm_desc_t *desc, int64_t *a_elems, int64_t *b_elems,
+                                          int64_t *d_elems)
+{
+    igemm_gemm_params_t p;
+    igemm_clear_error();
+    igemm_status_t st = igemm_gemm_problem_init(desc, NULL, &p);
+    if (st) return st;
+    if (a_elems) *a_elems = p.a_elems;
+    if (b_elems) *b_elems = p.b_elems;
+    if (d_elems) *d_elems = p.d_elems;
+    return IGEMM_STATUS_SUCCESS;
+}
+
+IGEMM_API igemm_status_t igemm_gemm_reference(const igemm_gemm_desc_t *desc, const igemm_epilogue_t *epi,
+                                              const void *a, const void *b, const float *scale, const float *bias,
+                                              const void *c, void *d)
+{
+    igemm_gemm_params_t p;
+    igemm_clear_error();
+    igemm_status_t st = igemm_gemm_problem_init(desc, epi, &p);
+    if (st) return st;
+    return igemm_ref_gemm(&p, a, b, scale, bias, c, d);
 }
 
 /* ---------------------------------------------------------------- devices */

@@ -158,7 +158,7 @@ static igemm_status_t validate_desc(const igemm_conv2d_desc_t *d, igemm_conv_par
     return IGEMM_STATUS_SUCCESS;
 }
 
-static igemm_status_t validate_epilogue(const igemm_epilogue_t *e)
+igemm_status_t igemm_problem_validate_epilogue(const igemm_epilogue_t *e)
 {
     if ((int)e->activation < IGEMM_ACT_NONE || (int)e->activation > IGEMM_ACT_TANH)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
@@ -196,7 +196,7 @@ igemm_status_t igemm_problem_init(const igemm_conv2d_desc_t *desc, const igemm_e
         }
         return IGEMM_STATUS_SUCCESS;
     }
-    st = validate_epilogue(epi);
+    st = igemm_problem_validate_epilogue(epi);
     if (st) return st;
     if (params) {
         params->alpha = epi->alpha;

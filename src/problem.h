@@ -58,6 +58,10 @@ igemm_status_t igemm_problem_init(const igemm_conv2d_desc_t *desc, const igemm_e
                                   igemm_conv_params_t *params);
 
 /* "f16", "bf16", "f32" ("unknown" otherwise) and the element size in bytes (2 or 4). */
+/* Checks every field of an epilogue (activation range, finite alpha/beta/act_param, 0/1 flags),
+ * naming the field. Shared by conv2d and GEMM problems. */
+igemm_status_t igemm_problem_validate_epilogue(const igemm_epilogue_t *epi);
+
 const char *igemm_dtype_name(int dtype);
 size_t igemm_dtype_size(int dtype);
 
