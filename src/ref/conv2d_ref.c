@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conv2d_ref.h"
+#include "elem.h"
 
 #include "../common/activation.h"
 #include "../error.h"
@@ -19,26 +20,6 @@
 IGEMM_API double igemm_act_host(int act, double v, double act_param)
 {
     IGEMM_ACTIVATION_BODY(double, act, v, act_param, fmax, fmin, erf, tanh, exp)
-}
-
-static double load_in(const void *base, size_t i, igemm_dtype_t dt)
-{
-    uint16_t h = ((const uint16_t *)base)[i];
-    return dt == IGEMM_DTYPE_F16 ? (double)igemm_f16_to_float(h) : (double)igemm_bf16_to_float(h);
-}
-
-static double load_out(const void *base, size_t i, igemm_dtype_t dt)
-{
-    if (dt == IGEMM_DTYPE_F32) return (double)((const float *)base)[i];
-    return load_in(base, i, dt);
-}
-
-static void store_out(void *base, size_t i, igemm_dtype_t dt, double v)
-{
-    float f = (float)v;
-    if (dt == IGEMM_DTYPE_F32) ((float *)base)[i] = f;
-    else if (dt == IGEMM_DTYPE_F16) ((uint16_t *)base)[i] = igemm_float_to_f16(f);
-    else ((uint16_t *)base)[i] = igemm_float_to_bf16(f);
 }
 
 /* Converts n 16-bit elements to float (exact for f16 and bf16). NULL on allocation failure. */
@@ -81,7 +62,7 @@ static double epilogue(const igemm_conv_params_t *p, double acc, int64_t kk, int
     double v = (double)p->alpha * acc;
     if (p->has_scale) v *= (double)scale[kk];
     if (p->has_bias) v += (double)bias[kk];
-    if (p->has_residual) v += (double)p->beta * load_out(residual, (size_t)yi, p->out_dtype);
+    if (p->has_residual) v += (double)p->beta * ref_load_out(residual, (size_t)yi, p->out_dtype);
     return igemm_act_host(p->act, v, (double)p->act_param);
 }
 
@@ -113,7 +94,7 @@ igemm_status_t igemm_ref_conv2d_elems(const igemm_conv_params_t *p, const void *
                 const size_t xb = (size_t)(((nn * p->h + ih) * p->w + iw) * p->c + g * p->cg);
                 const size_t wb = (size_t)(((kk * p->r + r) * p->s + s) * p->cg);
                 for (int64_t ci = 0; ci < p->cg; ci++)
-                    acc += load_in(x, xb + (size_t)ci, p->in_dtype) * load_in(w, wb + (size_t)ci, p->in_dtype);
+                    acc += ref_load_in(x, xb + (size_t)ci, p->in_dtype) * ref_load_in(w, wb + (size_t)ci, p->in_dtype);
             }
         }
         out[i] = epilogue(p, acc, kk, yi, scale, bias, residual);
@@ -200,7 +181,7 @@ igemm_status_t igemm_ref_conv2d(const igemm_conv_params_t *prm_in, const void *x
                         for (int64_t j = 0; j < kn; j++) {
                             const int64_t kk = g * kg + k0 + j;
                             const int64_t yi = ybase + kk;
-                            store_out(y, (size_t)yi, out_dt, epilogue(&prm, acc[j], kk, yi, scale, bias, residual));
+                            ref_store_out(y, (size_t)yi, out_dt, epilogue(&prm, acc[j], kk, yi, scale, bias, residual));
                         }
                     }
                 }

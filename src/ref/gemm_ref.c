@@ -11,29 +11,10 @@
 #include <string.h>
 
 #include "gemm_ref.h"
+#include "elem.h"
 
 #include "../error.h"
 #include "conv2d_ref.h" /* igemm_act_host */
-
-static double load16(const void *base, int64_t i, igemm_dtype_t dt)
-{
-    uint16_t h = ((const uint16_t *)base)[i];
-    return dt == IGEMM_DTYPE_F16 ? (double)igemm_f16_to_float(h) : (double)igemm_bf16_to_float(h);
-}
-
-static double load_out(const void *base, int64_t i, igemm_dtype_t dt)
-{
-    if (dt == IGEMM_DTYPE_F32) return (double)((const float *)base)[i];
-    return load16(base, i, dt);
-}
-
-static void store_out(void *base, int64_t i, igemm_dtype_t dt, double v)
-{
-    float f = (float)v;
-    if (dt == IGEMM_DTYPE_F32) ((float *)base)[i] = f;
-    else if (dt == IGEMM_DTYPE_F16) ((uint16_t *)base)[i] = igemm_float_to_f16(f);
-    else ((uint16_t *)base)[i] = igemm_float_to_bf16(f);
-}
 
 igemm_status_t igemm_ref_gemm(const igemm_gemm_params_t *p, const void *a, const void *b, const float *scale,
                               const float *bias, const void *c, void *d)
@@ -61,11 +42,11 @@ igemm_status_t igemm_ref_gemm(const igemm_gemm_params_t *p, const void *a, const
         if (bi == 0 || p->stride_b != 0) {
             for (int64_t j = 0; j < n; j++)
                 for (int64_t t = 0; t < k; t++)
-                    bt[j * k + t] = load16(b, ob + (p->b_kn ? t * p->ldb + j : j * p->ldb + t), p->in_dtype);
+                    bt[j * k + t] = ref_load_in(b, (size_t)(ob + (p->b_kn ? t * p->ldb + j : j * p->ldb + t)), p->in_dtype);
         }
         for (int64_t i = 0; i < m; i++) {
             const int64_t oa = bi * p->stride_a + i * p->lda;
-            for (int64_t t = 0; t < k; t++) ar[t] = load16(a, oa + t, p->in_dtype);
+            for (int64_t t = 0; t < k; t++) ar[t] = ref_load_in(a, (size_t)(oa + t), p->in_dtype);
             for (int64_t j = 0; j < n; j++) {
                 const double *br = bt + j * k;
                 double acc = 0.0;
@@ -73,8 +54,8 @@ igemm_status_t igemm_ref_gemm(const igemm_gemm_params_t *p, const void *a, const
                 const int64_t od = bi * p->stride_d + i * p->ldd + j;
                 double v = (double)p->alpha * (p->has_scale ? (double)scale[j] : 1.0) * acc;
                 if (p->has_bias) v += (double)bias[j];
-                if (p->has_residual) v += (double)p->beta * load_out(c, od, p->out_dtype);
-                store_out(d, od, p->out_dtype, igemm_act_host(p->act, v, (double)p->act_param));
+                if (p->has_residual) v += (double)p->beta * ref_load_out(c, (size_t)od, p->out_dtype);
+                ref_store_out(d, (size_t)od, p->out_dtype, igemm_act_host(p->act, v, (double)p->act_param));
             }
         }
     }
