@@ -12,6 +12,7 @@ the L2 cache so each call reads them from HBM. cuDNN runs with torch.backends.cu
         [--png bench_speedup.png] [--csv bench.csv] [--only REGEX] [--no-compile]
     python python/bench.py --model resnet50,mobilenet_v2 --batch 1,32   (networks:
         python/bench_models.py)
+    python python/bench.py --overhead        (host cost per call: python/bench_overhead.py)
 
 Prints a table on stdout, progress on stderr.
 """
@@ -245,6 +246,10 @@ def main():
     if any(a == "--model" or a.startswith("--model=") for a in sys.argv[1:]):
         import bench_models  # whole networks: python/bench_models.py
         bench_models.main(sys.argv[1:])
+        return
+    if "--overhead" in sys.argv[1:]:
+        import bench_overhead  # host cost per call: python/bench_overhead.py
+        bench_overhead.main([a for a in sys.argv[1:] if a != "--overhead"])
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default=default_shapes())

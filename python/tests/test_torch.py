@@ -221,6 +221,22 @@ def test_second_device():
         y = igemm.conv2d(x, w, padding=1, out_dtype=torch.float32)
     assert y.device == x.device
     assert_close(y, expected(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1), 1e-5, 1e-4, "cuda:1")
+    # plans are per device: the same layer on cuda:0 and cuda:1 makes two, and both give the
+    # same (deterministic) result
+    igemm.clear_plan_cache()
+    y0 = igemm.conv2d(x.to("cuda:0"), w.to("cuda:0"), padding=1, out_dtype=torch.float32)
+    with torch.cuda.device(0):
+        y1 = igemm.conv2d(x, w, padding=1, out_dtype=torch.float32)
+    assert igemm.plan_cache_size() == 2
+    assert y0.device == torch.device("cuda:0") and y1.device == x.device
+    assert torch.equal(y0.cpu(), y1.cpu())
+    # on a side stream of cuda:1, ordered after work queued there
+    s = torch.cuda.Stream(device=x.device)
+    with torch.cuda.stream(s):
+        x2 = x * 2
+        y2 = igemm.conv2d(x2, w, padding=1, out_dtype=torch.float32)
+    s.synchronize()
+    assert_close(y2, expected(x2, w, (1, 1), (1, 1, 1, 1), (1, 1), 1), 1e-5, 1e-4, "cuda:1 stream")
 
 
 def test_opcheck():

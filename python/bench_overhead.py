@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Host cost per call: igemm's torch entry points against F.conv2d on the same tensors.
+
+    python python/bench_overhead.py [--calls 2000] [--groups 7] [--csv overhead.csv]
+    python python/bench.py --overhead                        (the same, through bench.py)
+
+A tiny layer (batch 1, 8 -> 8 channels, 8 x 8, 3 x 3, bf16, channels_last) keeps the GPU time
+per call far below the host time, so the wall-clock time of `--calls` back-to-back calls
+(synchronised once at the end) divided by the count is the host cost of one call: argument
+checks, dispatch, plan lookup, output allocation, launch. Median of `--groups` groups after a
+warm-up (plans created, caches filled). Rows:
+  F.conv2d                     torch's own conv (cuDNN), plain
+  igemm.conv2d                 the public function, plain
+  torch.ops.igemm.conv2d       the custom op called directly (what torch.compile records)
+  IgemmConv2d                  a module made by igemm.optimize (conv + BN + ReLU folded)
+  eager conv+bias+res+relu     F.relu(F.conv2d(x, w, b) + res): torch's three calls
+  igemm.conv2d fused           the same in one igemm call
+Prints a table (us per call, and the ratio to F.conv2d); --csv writes it.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import igemm  # noqa: E402
+
+
+def per_call_us(fn, calls, groups):
+    for _ in range(max(10, calls // 10)):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(groups):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        out.append((time.perf_counter() - t0) * 1e6 / calls)
+    return statistics.median(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--groups", type=int, default=7)
+    ap.add_argument("--csv", default="")
+    args = ap.parse_args(argv)
+    if args.calls < 1 or args.groups < 1:
+        ap.error("--calls and --groups must be >= 1")
+    if not torch.cuda.is_available():
+        ap.error("needs a CUDA device")
+    dev, dt = "cuda", torch.bfloat16
+    cl = torch.channels_last
+    g = torch.Generator(device="cpu").manual_seed(0)
+    x = torch.randn(1, 8, 8, 8, generator=g).to(dev, dt).contiguous(memory_format=cl)
+    w = torch.randn(8, 8, 3, 3, generator=g).to(dev, dt).contiguous(memory_format=cl)
+    b = torch.randn(8, generator=g).to(dev)
+    bb = b.to(dt)
+    res = torch.randn(1, 8, 8, 8, generator=g).to(dev, dt).contiguous(memory_format=cl)
+    conv = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                               torch.nn.ReLU()).eval()
+    mod = igemm.optimize(conv, dtype=dt).to(dev)
+    op = torch.ops.igemm.conv2d.default
+    rows = []
+    with torch.no_grad():
+        cases = [
+            ("F.conv2d", lambda: F.conv2d(x, w, None, 1, 1)),
+            ("igemm.conv2d", lambda: igemm.conv2d(x, w, None, 1, 1)),
+            ("torch.ops.igemm.conv2d", lambda: op(x, w, None, None, None, [1, 1], [1, 1, 1, 1],
+                                                  [1, 1], 1, 1.0, 1.0, "none", 0.01, None)),
+            ("IgemmConv2d", lambda: mod(x)),
+            ("eager conv+bias+res+relu", lambda: F.relu(F.conv2d(x, w, bb, 1, 1) + res)),
+            ("igemm.conv2d fused", lambda: igemm.conv2d(x, w, b, 1, 1, residual=res,
+                                                        activation="relu")),
+        ]
+        base = None
+        for name, fn in cases:
+            us = per_call_us(fn, args.calls, args.groups)
+            base = us if base is None else base
+            rows.append({"call": name, "us_per_call": us, "vs_F.conv2d": us / base})
+            print("  %-26s %8.2f us  %5.2fx F.conv2d" % (name, us, us / base), file=sys.stderr,
+                  flush=True)
+    from bench import print_table, write_csv
+    cols = ["call", "us_per_call", "vs_F.conv2d"]
+    print("host cost per call, %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__))
+    print_table(rows, cols)
+    if args.csv:
+        write_csv(rows, cols, args.csv)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
