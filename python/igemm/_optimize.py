@@ -89,15 +89,25 @@ class IgemmConv2d(nn.Module):
             raise RuntimeError(_INFERENCE_ONLY % "train() was called")
         return super().train(False)
 
-    def forward(self, x, residual=None):
-        if torch.is_grad_enabled() and x.requires_grad:
-            raise RuntimeError(_INFERENCE_ONLY % "a gradient was asked for (x.requires_grad)")
+    def _out_hw(self, h, w):
+        """The conv's output height and width for an h x w input."""
+        if isinstance(self.padding, str):
+            if self.padding == "same":
+                return h, w
+            ph = pw = 0
+        else:
+            ph, pw = self.padding
+        r, s = self.weight.shape[2], self.weight.shape[3]
+        return ((h + 2 * ph - self.dilation[0] * (r - 1) - 1) // self.stride[0] + 1,
+                (w + 2 * pw - self.dilation[1] * (s - 1) - 1) // self.stride[1] + 1)
+
+    def _run(self, x, residual, act_arg, act):
         w = self.weight
         if x.is_cuda and x.dtype == w.dtype and w.is_cuda and (
                 residual is None or residual.dtype == x.dtype):
             return _igemm_conv2d(x, w, self.bias, self.stride, self.padding, self.dilation,
                                  self.groups, scale=self.scale, residual=residual,
-                                 activation=self._act_arg)
+                                 activation=act_arg)
         # torch's own ops: CPU tensors, float32, mixed dtypes
         y = F.conv2d(x, w.to(x.dtype), None, self.stride, self.padding, self.dilation,
                      self.groups)
@@ -107,9 +117,22 @@ class IgemmConv2d(nn.Module):
             y = y + self.bias.to(y.dtype).view(1, -1, 1, 1)
         if residual is not None:
             y = y + residual
-        if self.activation is not None:
-            y = _torch_act(self.activation, self.act_param)(y)
+        if act is not None:
+            y = _torch_act(act, self.act_param)(y)
         return y
+
+    def forward(self, x, residual=None):
+        if torch.is_grad_enabled() and x.requires_grad:
+            raise RuntimeError(_INFERENCE_ONLY % "a gradient was asked for (x.requires_grad)")
+        if residual is not None and (
+                residual.dim() != 4 or residual.shape[0] != x.shape[0]
+                or residual.shape[1] != self.weight.shape[0]
+                or tuple(residual.shape[2:]) != self._out_hw(x.shape[2], x.shape[3])):
+            # an add that broadcasts (the graph had no shapes): the epilogue takes the scale and
+            # bias only; the add and the activation run in torch
+            y = self._run(x, None, None, None) + residual
+            return y if self.activation is None else _torch_act(self.activation, self.act_param)(y)
+        return self._run(x, residual, self._act_arg, self.activation)
 
 
 class OptimizeReport(object):
@@ -218,6 +241,8 @@ def _residual_of_add(node, chain_end):
         return None
     other = b if a is chain_end else a if b is chain_end else None
     if other is None or other is chain_end or not isinstance(other, torch.fx.Node):
+        return None
+    if other.op == "get_attr":  # a parameter or buffer: most likely a broadcast, not a residual
         return None
     return other
 

@@ -114,6 +114,35 @@ def test_not_fused_where_not_equivalent():
     assert rep.left_in_torch.get("BatchNorm2d") == 1 and rep.left_in_torch.get("Hardswish") == 1
 
 
+def test_broadcasting_add_is_not_taken_as_a_residual():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(4, 6, 3, stride=2, padding=1)
+            self.offset = nn.Parameter(torch.randn(1, 6, 1, 1))
+            self.pool = nn.AdaptiveAvgPool2d(1)
+
+        def forward(self, x):
+            a = F.relu(self.conv(x) + self.offset)       # a parameter: not fused
+            b = F.relu(self.conv(x) + self.pool(a))      # (N, K, 1, 1): fused, then refused at run time
+            return a + b
+
+    opt, rep = check_cpu(M(), torch.randn(2, 4, 9, 9),
+                         dict(convs=2, batchnorms=0, activations=1, residuals=1))
+    # the run-time guard keeps the broadcast out of the epilogue (igemm would refuse it on the
+    # GPU): the fused conv is run without a residual
+    convs = [m for m in opt.modules() if isinstance(m, IgemmConv2d)]
+    assert convs[0]._out_hw(9, 9) == (5, 5) and convs[0]._out_hw(8, 7) == (4, 4)
+    seen = []
+    for c in convs:
+        run = c._run
+        c._run = lambda x, res, act_arg, act, run=run: (seen.append(res is None), run(
+            x, res, act_arg, act))[1]
+    with torch.no_grad():
+        opt(torch.randn(2, 4, 9, 9).contiguous(memory_format=torch.channels_last))
+    assert seen == [True, True]
+
+
 def test_grouped_depthwise_dilated_same():
     m = nn.Sequential(
         nn.Conv2d(8, 16, 3, padding="same", dilation=2, groups=4, bias=False), nn.BatchNorm2d(16),
