@@ -116,8 +116,7 @@ def _empty_out(x, w, stride, padding, dilation, od):
 # the custom op
 
 
-@torch.library.custom_op("igemm::conv2d", mutates_args=(), device_types="cuda")
-def conv2d_op(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
+def _conv2d_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
               scale: Optional[torch.Tensor], residual: Optional[torch.Tensor], stride: List[int],
               padding: List[int], dilation: List[int], groups: int, alpha: float, beta: float,
               activation: str, act_param: float,
@@ -169,6 +168,13 @@ def conv2d_op(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
                  y.data_ptr(), stream)
     return y
 
+
+# The op: what torch.compile, torch.export, fake tensors and every tracing mode see. The same
+# function is called directly in plain eager mode (_direct_ok): the custom-op dispatch costs
+# ~45 us of host time per call on a slow CPU (measured, docs/decisions.md: host-cost), more than
+# everything else on the path.
+conv2d_op = torch.library.custom_op("igemm::conv2d", mutates_args=(),
+                                    device_types="cuda")(_conv2d_impl)
 
 # The OpOverload is what torch.compile sees (and puts in the graph).
 _OP = torch.ops.igemm.conv2d.default
@@ -298,10 +304,37 @@ def prepare(x, w, bias, stride, padding, dilation, groups, scale, residual, alph
             alpha, beta, act_name, act_param, od)
 
 
+_C = torch._C
+_dispatch_depth = getattr(_C, "_len_torch_dispatch_stack", None)
+_function_mode_on = getattr(_C, "_is_torch_function_mode_enabled", None)
+_tracing_state = getattr(_C, "_get_tracing_state", None)
+_wrapped = getattr(getattr(_C, "_functorch", None), "is_functorch_wrapped_tensor", None)
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+_DIRECT_CAPABLE = None not in (_dispatch_depth, _function_mode_on, _tracing_state, _wrapped,
+                               _is_compiling)
+
+
+def _plain(t):
+    return t is None or (type(t) is torch.Tensor and not _wrapped(t)
+                         and not (t.requires_grad and torch.is_grad_enabled()))
+
+
+def _direct_ok(x, w, bias, scale, residual):
+    """True when the op's implementation may be called directly: plain eager tensors (no
+    subclass such as FakeTensor, no functorch wrapper, no gradient asked for), no
+    torch.compile / torch.jit tracing, no dispatch or function mode. Otherwise the call goes
+    through torch.ops.igemm.conv2d, so every tracer and mode sees the op."""
+    return (_DIRECT_CAPABLE and not _is_compiling() and _plain(x) and _plain(w)
+            and _plain(bias) and _plain(scale) and _plain(residual)
+            and _dispatch_depth() == 0 and not _function_mode_on() and _tracing_state() is None)
+
+
 def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, scale=None,
            residual=None, alpha=1.0, beta=1.0, activation=None, out_dtype=None):
     args = prepare(x, w, bias, stride, padding, dilation, groups, scale, residual, alpha, beta,
                    activation, out_dtype)
+    if _direct_ok(args[0], args[1], args[2], args[3], args[4]):
+        return _conv2d_impl(*args)
     return _OP(*args)
 
 
