@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import igemm  # noqa: E402
+from bench_util import print_table, write_csv  # noqa: E402
 
 DEFAULT_MODELS = ("resnet18,resnet50,resnext50_32x4d,mobilenet_v2,mobilenet_v3_large,"
                   "efficientnet_b0,convnext_tiny,regnet_y_400mf,vgg16")
@@ -223,7 +224,6 @@ def main(argv=None):
         for b in batches:
             log("[%d/%d] %s batch %d" % (i + 1, len(models), name, b))
             rows += bench_model(name, b, args, dtype, device)
-    from bench import print_table, write_csv  # the layer bench's table and CSV writers
     cols = [c for c in COLS if any(c in r for r in rows)]
     print_table(rows, cols)
     if args.csv:

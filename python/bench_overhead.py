@@ -31,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import igemm  # noqa: E402
+from bench_util import print_table, write_csv  # noqa: E402
 
 
 def per_call_us(fn, calls, groups):
@@ -88,7 +89,6 @@ def main(argv=None):
             rows.append({"call": name, "us_per_call": us, "vs_F.conv2d": us / base})
             print("  %-26s %8.2f us  %5.2fx F.conv2d" % (name, us, us / base), file=sys.stderr,
                   flush=True)
-    from bench import print_table, write_csv
     cols = ["call", "us_per_call", "vs_F.conv2d"]
     print("host cost per call, %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__))
     print_table(rows, cols)
