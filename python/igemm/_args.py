@@ -1,14 +1,9 @@
 """Argument normalisation shared by the torch and numpy paths (plain Python, traceable by
 torch.compile: no ctypes, no library calls)."""
 
-import math
 import operator
 
-from ._lib import Activation
-
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
-FLOAT32_MAX = 3.4028234663852886e38  # the largest finite float32
+from ._lib import Activation, check_float32, check_int64
 
 ACTIVATIONS = {
     "none": Activation.NONE,
@@ -46,15 +41,6 @@ def _tracing():
     return is_tracing is not None and is_tracing()
 
 
-def check_int64(v, what):
-    """v (a Python int) if it fits int64, else OverflowError naming what (ctypes would wrap it
-    silently: padding = 2**64 + 1 would become 1)."""
-    if not INT64_MIN <= v <= INT64_MAX:
-        raise OverflowError("%s = %d: does not fit a 64-bit signed integer [%d, %d]"
-                            % (what, v, INT64_MIN, INT64_MAX))
-    return v
-
-
 def _as_int(v, what):
     """An int argument -> a Python int in int64 range (TypeError for non-integers, OverflowError
     out of range). Accepts numpy integers and anything else with __index__ (not bool, float,
@@ -68,17 +54,6 @@ def _as_int(v, what):
     if _tracing():
         return v
     return check_int64(v, what)
-
-
-def check_float32(v, what):
-    """v (a Python float) if it is finite and fits float32, else ValueError (NaN, inf) or
-    OverflowError (finite but rounds to inf as a float32) naming what."""
-    if math.isnan(v) or math.isinf(v):
-        raise ValueError("%s = %r: must be a finite number" % (what, v))
-    if abs(v) > FLOAT32_MAX:
-        raise OverflowError("%s = %r: does not fit a 32-bit float (|value| <= %.8g)"
-                            % (what, v, FLOAT32_MAX))
-    return v
 
 
 def pair(v, what):

@@ -7,6 +7,7 @@ The library is loaded on first use, so `import igemm` works even where it is abs
 import ctypes
 import ctypes.util
 import enum
+import math
 import os
 import threading
 
@@ -103,27 +104,30 @@ class PlanOptions(ctypes.Structure):
                 ("hints", ctypes.c_void_p)]  # const igemm_plan_hints_t * (experimental; NULL here)
 
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_FLOAT32_MAX = 3.4028234663852886e38
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+FLOAT32_MAX = 3.4028234663852886e38  # the largest finite float32
 
 
-def _set_i64(d, name, v):
-    # ctypes wraps an out-of-range int silently (2**64 + 1 -> 1): refuse it, naming the field
-    v = int(v)
-    if not _INT64_MIN <= v <= _INT64_MAX:
-        raise OverflowError("conv2d descriptor %s = %d: does not fit a 64-bit signed integer"
-                            % (name, v))
-    setattr(d, name, v)
+def check_int64(v, what):
+    """v (a Python int) if it fits int64, else OverflowError naming what (ctypes would wrap it
+    silently: padding = 2**64 + 1 would become 1)."""
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise OverflowError("%s = %d: does not fit a 64-bit signed integer [%d, %d]"
+                            % (what, v, INT64_MIN, INT64_MAX))
+    return v
 
 
-def _set_f32(e, name, v):
-    # ctypes rounds a double to float32 silently (1e39 -> inf) and passes NaN: refuse both
-    v = float(v)
-    if v != v or v in (float("inf"), float("-inf")):
-        raise ValueError("epilogue %s = %r: must be a finite number" % (name, v))
-    if abs(v) > _FLOAT32_MAX:
-        raise OverflowError("epilogue %s = %r: does not fit a 32-bit float" % (name, v))
-    setattr(e, name, v)
+def check_float32(v, what):
+    """v (a Python float) if it is finite and fits float32, else ValueError (NaN, inf) or
+    OverflowError (finite but rounds to inf as a float32) naming what (ctypes would round 1e39
+    to inf and pass NaN silently)."""
+    if math.isnan(v) or math.isinf(v):
+        raise ValueError("%s = %r: must be a finite number" % (what, v))
+    if abs(v) > FLOAT32_MAX:
+        raise OverflowError("%s = %r: does not fit a 32-bit float (|value| <= %.8g)"
+                            % (what, v, FLOAT32_MAX))
+    return v
 
 
 def make_desc(n, h, w, c, k, r, s, groups, pads, strides, dils, x_dtype, y_dtype):
@@ -131,7 +135,7 @@ def make_desc(n, h, w, c, k, r, s, groups, pads, strides, dils, x_dtype, y_dtype
     d = ConvDesc()
     vals = (n, h, w, c, k, r, s, groups) + tuple(pads) + tuple(strides) + tuple(dils)
     for name, v in zip(_DESC_INT_FIELDS, vals):
-        _set_i64(d, name, v)
+        setattr(d, name, check_int64(int(v), "conv2d descriptor " + name))
     d.x_dtype = d.w_dtype = int(x_dtype)
     d.y_dtype = int(y_dtype)
     return d
@@ -141,11 +145,11 @@ def make_epilogue(alpha, beta, has_scale, has_bias, has_residual, act, act_param
     """An igemm_epilogue_t; ValueError/OverflowError naming the field for a float that is NaN,
     infinite or outside float32."""
     e = Epilogue()
-    _set_f32(e, "alpha", alpha)
-    _set_f32(e, "beta", beta)
+    e.alpha = check_float32(float(alpha), "epilogue alpha")
+    e.beta = check_float32(float(beta), "epilogue beta")
     e.has_scale, e.has_bias, e.has_residual = int(has_scale), int(has_bias), int(has_residual)
     e.activation = int(act)
-    _set_f32(e, "act_param", act_param)
+    e.act_param = check_float32(float(act_param), "epilogue act_param")
     return e
 
 
