@@ -10,16 +10,14 @@
 
 #include "error.h"
 
-static int mul_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
-static int add_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
 
 /* (batch - 1) * stride + (rows - 1) * ld + cols, and the same in bytes, checked. */
 static igemm_status_t extent(const char *what, int64_t batch, int64_t stride, int64_t rows, int64_t ld,
                              int64_t cols, size_t elem_bytes, int64_t *out)
 {
     int64_t a, b, e, bytes;
-    if (!mul_ok(batch - 1, stride, &a) || !mul_ok(rows - 1, ld, &b) || !add_ok(a, b, &e) ||
-        !add_ok(e, cols, &e) || !mul_ok(e, (int64_t)elem_bytes, &bytes))
+    if (!igemm_mul_ok(batch - 1, stride, &a) || !igemm_mul_ok(rows - 1, ld, &b) || !igemm_add_ok(a, b, &e) ||
+        !igemm_add_ok(e, cols, &e) || !igemm_mul_ok(e, (int64_t)elem_bytes, &bytes))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW,
                                "%s: (batch - 1) * batch_stride + (rows - 1) * ld + cols = (%lld - 1) * %lld + "
                                "(%lld - 1) * %lld + %lld elements does not fit in 64 bits",
@@ -111,9 +109,9 @@ igemm_gemm_desc_t igemm_gemm_problem_packed(int64_t m, int64_t n, int64_t k, int
     d.ldb = b_layout == IGEMM_B_KN ? n : k;
     d.ldd = n;
     /* an overflowing product saturates; validation then reports the extent as OVERFLOW */
-    if (!mul_ok(m, k, &d.batch_stride_a)) d.batch_stride_a = INT64_MAX;
-    if (!mul_ok(n, k, &d.batch_stride_b)) d.batch_stride_b = INT64_MAX;
-    if (!mul_ok(m, n, &d.batch_stride_d)) d.batch_stride_d = INT64_MAX;
+    if (!igemm_mul_ok(m, k, &d.batch_stride_a)) d.batch_stride_a = INT64_MAX;
+    if (!igemm_mul_ok(n, k, &d.batch_stride_b)) d.batch_stride_b = INT64_MAX;
+    if (!igemm_mul_ok(m, n, &d.batch_stride_d)) d.batch_stride_d = INT64_MAX;
     d.a_dtype = d.b_dtype = in_dtype;
     d.d_dtype = out_dtype;
     return d;

@@ -47,8 +47,6 @@ igemm_epilogue_t igemm_problem_epilogue_default(void)
 }
 
 
-static int mul_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
-static int add_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
 
 #define REQUIRE_GE(field, lo)                                                              \
     do {                                                                                   \
@@ -62,9 +60,9 @@ static igemm_status_t out_extent(const char *dim, int64_t in, int64_t pb, int64_
                                  int64_t dil, int64_t stride, const char *fname, int64_t *out)
 {
     int64_t padded, span;
-    if (!add_ok(in, pb, &padded) || !add_ok(padded, pe, &padded))
+    if (!igemm_add_ok(in, pb, &padded) || !igemm_add_ok(padded, pe, &padded))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW, "%s + padding overflows 64 bits", dim);
-    if (!mul_ok(dil, f - 1, &span) || !add_ok(span, 1, &span))
+    if (!igemm_mul_ok(dil, f - 1, &span) || !igemm_add_ok(span, 1, &span))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW, "dilated %s extent overflows 64 bits", fname);
     if (padded < span)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
@@ -126,19 +124,19 @@ static igemm_status_t validate_desc(const igemm_conv2d_desc_t *d, igemm_conv_par
 
     /* element counts and byte sizes of every tensor must fit in int64 */
     int64_t x_el, w_el, y_el, m, gk, bytes;
-    if (!mul_ok(d->n, d->h, &t) || !mul_ok(t, d->w, &t) || !mul_ok(t, d->c, &x_el) ||
-        !mul_ok(x_el, 2, &bytes))
+    if (!igemm_mul_ok(d->n, d->h, &t) || !igemm_mul_ok(t, d->w, &t) || !igemm_mul_ok(t, d->c, &x_el) ||
+        !igemm_mul_ok(x_el, 2, &bytes))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW,
                                "x size n*h*w*c = %lld*%lld*%lld*%lld overflows 64 bits", (long long)d->n,
                                (long long)d->h, (long long)d->w, (long long)d->c);
-    if (!mul_ok(d->r, d->s, &t) || !mul_ok(t, d->c / d->groups, &gk) || !mul_ok(gk, d->k, &w_el) ||
-        !mul_ok(w_el, 2, &bytes))
+    if (!igemm_mul_ok(d->r, d->s, &t) || !igemm_mul_ok(t, d->c / d->groups, &gk) || !igemm_mul_ok(gk, d->k, &w_el) ||
+        !igemm_mul_ok(w_el, 2, &bytes))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW,
                                "w size k*r*s*(c/groups) = %lld*%lld*%lld*%lld overflows 64 bits",
                                (long long)d->k, (long long)d->r, (long long)d->s,
                                (long long)(d->c / d->groups));
-    if (!mul_ok(d->n, p, &t) || !mul_ok(t, q, &m) || !mul_ok(m, d->k, &y_el) ||
-        !mul_ok(y_el, 4, &bytes))
+    if (!igemm_mul_ok(d->n, p, &t) || !igemm_mul_ok(t, q, &m) || !igemm_mul_ok(m, d->k, &y_el) ||
+        !igemm_mul_ok(y_el, 4, &bytes))
         return igemm_set_error(IGEMM_STATUS_OVERFLOW,
                                "y size n*p*q*k = %lld*%lld*%lld*%lld overflows 64 bits", (long long)d->n,
                                (long long)p, (long long)q, (long long)d->k);

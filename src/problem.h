@@ -58,6 +58,10 @@ igemm_status_t igemm_problem_init(const igemm_conv2d_desc_t *desc, const igemm_e
                                   igemm_conv_params_t *params);
 
 /* "f16", "bf16", "f32" ("unknown" otherwise) and the element size in bytes (2 or 4). */
+/* Checked 64-bit arithmetic for derived sizes: 1 and *out = a op b, or 0 on overflow. */
+static inline int igemm_mul_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline int igemm_add_ok(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+
 /* Checks every field of an epilogue (activation range, finite alpha/beta/act_param, 0/1 flags),
  * naming the field. Shared by conv2d and GEMM problems. */
 igemm_status_t igemm_problem_validate_epilogue(const igemm_epilogue_t *epi);
