@@ -12,7 +12,10 @@ warm-up (plans created, caches filled). Rows:
   F.conv2d                     torch's own conv (cuDNN), plain
   igemm.conv2d                 the public function, plain
   torch.ops.igemm.conv2d       the custom op called directly (what torch.compile records)
-  IgemmConv2d                  a module made by igemm.optimize (conv + BN + ReLU folded)
+  optimized Sequential         igemm.optimize(Conv2d, BN, ReLU): its fx module around one IgemmConv2d
+  IgemmConv2d                  that IgemmConv2d module alone (what each conv of a network costs)
+  plan.run (floor)             the cached plan's ctypes call alone on preallocated tensors: the
+                               library's validation, tensor-map reuse and launch (no allocation)
   eager conv+bias+res+relu     F.relu(F.conv2d(x, w, b) + res): torch's three calls
   igemm.conv2d fused           the same in one igemm call
 Prints a table (us per call, and the ratio to F.conv2d); --csv writes it.
@@ -70,6 +73,12 @@ def main(argv=None):
                                torch.nn.ReLU()).eval()
     mod = igemm.optimize(conv, dtype=dt).to(dev)
     op = torch.ops.igemm.conv2d.default
+    from igemm._optimize import IgemmConv2d
+    imod = [m for m in mod.modules() if isinstance(m, IgemmConv2d)][0]
+    plan = igemm.get_plan(x, w, None, 1, 1)
+    y = torch.empty_like(x)
+    xp, wp, yp = x.data_ptr(), w.data_ptr(), y.data_ptr()
+    stream = torch.cuda.current_stream().cuda_stream
     rows = []
     with torch.no_grad():
         cases = [
@@ -77,7 +86,9 @@ def main(argv=None):
             ("igemm.conv2d", lambda: igemm.conv2d(x, w, None, 1, 1)),
             ("torch.ops.igemm.conv2d", lambda: op(x, w, None, None, None, [1, 1], [1, 1, 1, 1],
                                                   [1, 1], 1, 1.0, 1.0, "none", 0.01, None)),
-            ("IgemmConv2d", lambda: mod(x)),
+            ("optimized Sequential", lambda: mod(x)),
+            ("IgemmConv2d", lambda: imod(x)),
+            ("plan.run (floor)", lambda: plan.run(xp, wp, None, None, None, yp, stream)),
             ("eager conv+bias+res+relu", lambda: F.relu(F.conv2d(x, w, bb, 1, 1) + res)),
             ("igemm.conv2d fused", lambda: igemm.conv2d(x, w, b, 1, 1, residual=res,
                                                         activation="relu")),

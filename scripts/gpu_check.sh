@@ -396,10 +396,10 @@ stage_pybench() {
 stage_models() {
   stamp models
   # whole networks (issue 26): igemm.optimize against eager / torch.compile, with and without CUDA
-  # graphs, and each one's error against the fp32 model. MODELS / MODEL_BATCHES pick the set.
+  # graphs, and each one's error against the fp32 model. MODELS / MODEL_BATCHES / MODEL_VARIANTS pick the set.
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 560 python3 python/bench_models.py \
       --model "${MODELS:-resnet50,resnet18,mobilenet_v2,efficientnet_b0}" --batch "${MODEL_BATCHES:-1,32}" \
-      --csv "$OUT/models.csv" --png "$OUT/models.png" > "$OUT/models.log" 2>&1; note "models rc=$?"
+      --variants "${MODEL_VARIANTS:-eager,compile,compile-max,igemm}" --csv "$OUT/models.csv" --png "$OUT/models.png" > "$OUT/models.log" 2>&1; note "models rc=$?"
   grep -vE "^\[|^  " "$OUT/models.log" | tail -40 | tee -a "$SUMMARY"
 }
 stage_overhead() {

@@ -75,6 +75,9 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=
     problem, ValueError / TypeError for malformed arguments.
     """
     tb = _torch_backend
+    if tb is not None and type(x) is tb.Tensor and in_dtype is None:  # the common case, first
+        return tb.conv2d(x, w, bias, stride, padding, dilation, groups, scale, residual,
+                         alpha, beta, activation, out_dtype)
     if tb is None and _looks_like_torch(x):
         tb = _load_torch_backend()
     if tb is not None and tb.is_tensor(x):

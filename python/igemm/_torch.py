@@ -10,7 +10,7 @@ from typing import List, Optional
 import torch
 
 from . import _args
-from ._lib import DType, Plan, make_desc, make_epilogue
+from ._lib import DType, Plan, check, lib, make_desc, make_epilogue
 
 # While torch.compile traces, _args leaves the range checks to the op's implementation.
 _args.is_tracing = getattr(getattr(torch, "compiler", None), "is_compiling", None)
@@ -39,6 +39,7 @@ _plans_lock = threading.Lock()
 def clear_plan_cache():
     """Destroys every cached plan (their device workspaces are freed)."""
     with _plans_lock:
+        _calls.clear()
         _plans.clear()
 
 
@@ -74,6 +75,142 @@ def _get_plan(x, w, od, has_scale, has_bias, has_residual, stride, padding, dila
                 plan = Plan(desc, epi, device=dev, key=key)
             _plans[key] = plan
     return plan, dev
+
+
+# ---------------------------------------------------------------------------------------------
+# prepared calls: the host-cost fast path (docs/decisions.md: host-cost)
+#
+# A call whose signature was seen before (the same shapes, dtypes, devices and options) skips the
+# argument normalisation and the plan key: one dict lookup on a tuple of the raw arguments finds a
+# _Call holding the plan and the output geometry, and _Call.launch checks only what the signature
+# does not fix -- the tensors' layouts and alignment, gradients, the current device, tracers and
+# modes -- returning None when anything is off, so that the full path runs and decides. A
+# signature is only stored after the full path accepted the same arguments.
+
+_Tensor = Tensor = torch.Tensor
+_CL = torch.channels_last
+_F32 = torch.float32
+_C = torch._C
+_grad_enabled = _C.is_grad_enabled
+_dispatch_depth = getattr(_C, "_len_torch_dispatch_stack", None)
+_function_mode_on = getattr(_C, "_is_torch_function_mode_enabled", None)
+_tracing_state = getattr(_C, "_get_tracing_state", None)
+_wrapped = getattr(getattr(_C, "_functorch", None), "is_functorch_wrapped_tensor", None)
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+_DIRECT_CAPABLE = None not in (_dispatch_depth, _function_mode_on, _tracing_state, _wrapped,
+                               _is_compiling)
+_cur_device = getattr(_C, "_cuda_getDevice", None)
+_raw_stream = getattr(_C, "_cuda_getCurrentRawStream", None)
+_FAST_CAPABLE = _DIRECT_CAPABLE and None not in (_cur_device, _raw_stream)
+
+_calls = {}
+_CALLS_MAX = 4096  # signatures kept; the table is emptied when full (plans stay in _plans)
+
+
+class _Miss(Exception):
+    """An argument the signature cannot represent exactly: take the full path."""
+
+
+def _int_opt(v):
+    """stride / padding / dilation as a signature element: ints, int tuples and strings only
+    (a float or a bool, which the full path rejects, must not match a cached int)."""
+    t = type(v)
+    if t is int or t is str:
+        return v
+    if t is tuple or t is list:
+        for e in v:
+            if type(e) is not int:
+                raise _Miss
+        return tuple(v)
+    raise _Miss
+
+
+def _float_opt(v):
+    t = type(v)
+    if t is float or t is int:
+        return v
+    raise _Miss
+
+
+def _tensor_sig(t):
+    """An optional tensor operand as a signature element: (dtype, device index, shape)."""
+    if t is None:
+        return None
+    if type(t) is not _Tensor:
+        raise _Miss
+    return (t.dtype, t.get_device(), t.shape)
+
+
+def _vec_ptr(t):
+    """The pointer of a float32 vector the library can read in place, else -1."""
+    if (t.dtype is not _F32 or not t.is_contiguous() or _wrapped(t)
+            or (t.requires_grad and _grad_enabled())):
+        return -1
+    p = t.data_ptr()
+    return -1 if p & 15 else p
+
+
+class _Call(object):
+    """A prepared call: the plan, the output's shape, strides, dtype and device."""
+
+    __slots__ = ("plan", "run", "handle", "shape", "strides", "od", "device", "dev")
+
+    def __init__(self, plan, shape, strides, od, device, dev):
+        self.plan = plan  # keeps the handle alive; None for an empty output
+        self.run = lib().igemm_plan_run if plan is not None else None
+        self.handle = plan._handle if plan is not None else None
+        self.shape, self.strides, self.od, self.device, self.dev = shape, strides, od, device, dev
+
+    def __copy__(self):
+        return self  # immutable; a copy must not duplicate the plan handle
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a prepared igemm call holds a device plan and cannot be pickled")
+
+    def launch(self, x, w, bias, scale, residual, gate=True):
+        """y, or None when this call must take the full path. gate: also check for tracers,
+        modes and gradients (False inside the op, which runs below them)."""
+        if gate and (_is_compiling() or _dispatch_depth() or _function_mode_on()
+                     or _tracing_state() is not None or _wrapped(x) or _wrapped(w)
+                     or (_grad_enabled() and (x.requires_grad or w.requires_grad))):
+            return None
+        if not (x.is_contiguous(memory_format=_CL) and w.is_contiguous(memory_format=_CL)):
+            return None
+        xp, wp = x.data_ptr(), w.data_ptr()
+        if (xp | wp) & 15 or _cur_device() != self.dev:
+            return None
+        sp = bp = rp = None
+        if scale is not None:
+            sp = _vec_ptr(scale)
+            if sp < 0:
+                return None
+        if bias is not None:
+            bp = _vec_ptr(bias)
+            if bp < 0:
+                return None
+        if residual is not None:
+            if (not residual.is_contiguous(memory_format=_CL) or _wrapped(residual)
+                    or (residual.requires_grad and _grad_enabled())):
+                return None
+            rp = residual.data_ptr()
+            if rp & 15:
+                return None
+        y = torch.empty_strided(self.shape, self.strides, dtype=self.od, device=self.device)
+        if self.plan is None:
+            return y
+        st = self.run(self.handle, xp, wp, sp, bp, rp, y.data_ptr(), _raw_stream(self.dev))
+        if st:
+            check(st, "igemm_plan_run")
+        return y
+
+
+def _remember(key, call):
+    if len(_calls) >= _CALLS_MAX:
+        _calls.clear()
+    _calls[key] = call
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,13 +253,53 @@ def _empty_out(x, w, stride, padding, dilation, od):
 # the custom op
 
 
+def _any_grad(x, w, bias, scale, residual):
+    return _grad_enabled() and (x.requires_grad or w.requires_grad or any(
+        t is not None and t.requires_grad for t in (bias, scale, residual)))
+
+
+_NO_BACKWARD = ("igemm::conv2d is inference-only (it has no backward): call it under "
+                "torch.no_grad() or torch.inference_mode(), or on tensors that do not require "
+                "grad (%s requires grad)")
+
+
 def _conv2d_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
-              scale: Optional[torch.Tensor], residual: Optional[torch.Tensor], stride: List[int],
-              padding: List[int], dilation: List[int], groups: int, alpha: float, beta: float,
-              activation: str, act_param: float,
-              out_dtype: Optional[torch.dtype]) -> torch.Tensor:
+                 scale: Optional[torch.Tensor], residual: Optional[torch.Tensor],
+                 stride: List[int], padding: List[int], dilation: List[int], groups: int,
+                 alpha: float, beta: float, activation: str, act_param: float,
+                 out_dtype: Optional[torch.dtype]) -> torch.Tensor:
     """y = act(alpha * scale * conv2d(x, w) + bias + beta * residual), logical NCHW tensors with
-    channels_last memory; padding is (top, bottom, left, right)."""
+    channels_last memory; padding is (top, bottom, left, right). The op's implementation: a
+    prepared call when this signature was seen, else _conv2d_run."""
+    if _any_grad(x, w, bias, scale, residual):
+        raise RuntimeError(_NO_BACKWARD % ", ".join(
+            n for n, t in (("x", x), ("w", w), ("bias", bias), ("scale", scale),
+                           ("residual", residual)) if t is not None and t.requires_grad))
+    key = None
+    if _FAST_CAPABLE and type(x) is _Tensor and type(w) is _Tensor:
+        try:
+            key = (1, x.shape, w.shape, x.dtype, w.dtype, x.get_device(), w.get_device(),
+                   tuple(stride), tuple(padding), tuple(dilation), groups, _tensor_sig(bias),
+                   _tensor_sig(scale), _tensor_sig(residual), alpha, beta, activation, act_param,
+                   out_dtype)
+        except (_Miss, TypeError):
+            key = None
+        if key is not None:
+            c = _calls.get(key)
+            if c is not None:
+                y = c.launch(x, w, bias, scale, residual, gate=False)
+                if y is not None:
+                    return y
+    y, call = _conv2d_run(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha,
+                          beta, activation, act_param, out_dtype)
+    if key is not None:
+        _remember(key, call)
+    return y
+
+
+def _conv2d_run(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha, beta,
+                activation, act_param, out_dtype):
+    """Checks the normalised arguments, finds the plan and runs it -> (y, _Call)."""
     od = x.dtype if out_dtype is None else out_dtype
     # igemm.conv2d checked all this; a direct torch.ops.igemm.conv2d call may not have, and
     # the library trusts the buffers to match the descriptor.
@@ -146,16 +323,16 @@ def _conv2d_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
     if residual is not None and residual.shape != y.shape:
         raise ValueError("residual.shape = %s: expected the output shape %s"
                          % (tuple(residual.shape), tuple(y.shape)))
+    if residual is not None and residual.dtype != od:
+        raise TypeError("residual.dtype = %s: must equal the output dtype %s"
+                        % (residual.dtype, od))
     if y.numel() == 0:
-        return y
+        return y, _Call(None, tuple(y.shape), y.stride(), od, y.device, y.get_device())
     x = _nhwc(x)
     w = _nhwc(w)
     scale = _vec(scale) if scale is not None else None
     bias = _vec(bias) if bias is not None else None
     if residual is not None:
-        if residual.dtype != od:
-            raise TypeError("residual.dtype = %s: must equal the output dtype %s"
-                            % (residual.dtype, od))
         residual = _nhwc(residual)
     plan, dev = _get_plan(x, w, od, scale is not None, bias is not None, residual is not None,
                           stride, padding, dilation, groups, alpha, beta, activation, act_param)
@@ -166,21 +343,26 @@ def _conv2d_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
                  bias.data_ptr() if bias is not None else None,
                  residual.data_ptr() if residual is not None else None,
                  y.data_ptr(), stream)
-    return y
+    return y, _Call(plan, tuple(y.shape), y.stride(), od, y.device, dev)
 
 
-# The op: what torch.compile, torch.export, fake tensors and every tracing mode see. The same
-# function is called directly in plain eager mode (_direct_ok): the custom-op dispatch costs
-# ~45 us of host time per call on a slow CPU (measured, docs/decisions.md: host-cost), more than
-# everything else on the path.
-conv2d_op = torch.library.custom_op("igemm::conv2d", mutates_args=(),
-                                    device_types="cuda")(_conv2d_impl)
+# The op: what torch.compile, torch.export, fake tensors and every tracing mode see. Defined with
+# torch.library.Library (schema, CUDA kernel, fake kernel) rather than torch.library.custom_op:
+# custom_op adds a Python autograd layer to every call (~17 us of host time on a 2-core CPU probe,
+# docs/decisions.md: host-cost), and this op has no backward anyway -- the implementation refuses
+# inputs that require grad. Plain eager calls of igemm.conv2d skip the dispatcher too (_direct_ok).
+_SCHEMA = ("conv2d(Tensor x, Tensor w, Tensor? bias, Tensor? scale, Tensor? residual, "
+           "int[] stride, int[] padding, int[] dilation, int groups, float alpha, float beta, "
+           "str activation, float act_param, ScalarType? out_dtype) -> Tensor")
+_LIB = torch.library.Library("igemm", "DEF")
+_LIB.define(_SCHEMA)
+_LIB.impl("conv2d", _conv2d_impl, "CUDA")
 
 # The OpOverload is what torch.compile sees (and puts in the graph).
 _OP = torch.ops.igemm.conv2d.default
 
 
-@conv2d_op.register_fake
+@torch.library.register_fake("igemm::conv2d", lib=_LIB)
 def _conv2d_fake(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha, beta,
                  activation, act_param, out_dtype):
     od = x.dtype if out_dtype is None else out_dtype
@@ -233,7 +415,6 @@ def _library_rejects(x, w, stride, pads, dilation, groups, od):
     """Raises the library's IgemmError for a descriptor with a bad stride / dilation /
     padding (so the message names the field exactly as the C API does)."""
     import ctypes
-    from ._lib import check, lib
     n, c, h, wd = (int(v) for v in x.shape)
     k, _, r, s = (int(v) for v in w.shape)
     desc = make_desc(n, h, wd, c, k, r, s, int(groups), pads, stride, dilation,
@@ -304,19 +485,9 @@ def prepare(x, w, bias, stride, padding, dilation, groups, scale, residual, alph
             alpha, beta, act_name, act_param, od)
 
 
-_C = torch._C
-_dispatch_depth = getattr(_C, "_len_torch_dispatch_stack", None)
-_function_mode_on = getattr(_C, "_is_torch_function_mode_enabled", None)
-_tracing_state = getattr(_C, "_get_tracing_state", None)
-_wrapped = getattr(getattr(_C, "_functorch", None), "is_functorch_wrapped_tensor", None)
-_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-_DIRECT_CAPABLE = None not in (_dispatch_depth, _function_mode_on, _tracing_state, _wrapped,
-                               _is_compiling)
-
-
 def _plain(t):
-    return t is None or (type(t) is torch.Tensor and not _wrapped(t)
-                         and not (t.requires_grad and torch.is_grad_enabled()))
+    return t is None or (type(t) is _Tensor and not _wrapped(t)
+                         and not (t.requires_grad and _grad_enabled()))
 
 
 def _direct_ok(x, w, bias, scale, residual):
@@ -329,13 +500,54 @@ def _direct_ok(x, w, bias, scale, residual):
             and _dispatch_depth() == 0 and not _function_mode_on() and _tracing_state() is None)
 
 
+def _act_opt(v):
+    if v is None or type(v) is str:
+        return v
+    if type(v) is tuple and len(v) == 2 and type(v[0]) is str and type(v[1]) in (float, int):
+        return v
+    raise _Miss
+
+
+def _dtype_opt(v):
+    if v is None or type(v) is str or type(v) is torch.dtype:
+        return v
+    raise _Miss
+
+
 def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, scale=None,
            residual=None, alpha=1.0, beta=1.0, activation=None, out_dtype=None):
+    key = None
+    if _FAST_CAPABLE and type(x) is _Tensor and type(w) is _Tensor:
+        try:
+            key = (0, x.shape, w.shape, x.dtype, w.dtype, x.get_device(), w.get_device(),
+                   _int_opt(stride), _int_opt(padding), _int_opt(dilation), _int_opt(groups),
+                   _tensor_sig(bias), _tensor_sig(scale), _tensor_sig(residual),
+                   _float_opt(alpha), _float_opt(beta), _act_opt(activation),
+                   _dtype_opt(out_dtype))
+        except _Miss:
+            key = None
+        if key is not None:
+            c = _calls.get(key)
+            if c is not None:
+                y = c.launch(x, w, bias, scale, residual)
+                if y is not None:
+                    return y
+    y, call = conv2d_full(x, w, bias, stride, padding, dilation, groups, scale, residual,
+                          alpha, beta, activation, out_dtype)
+    if key is not None and call is not None:
+        _remember(key, call)
+    return y
+
+
+def conv2d_full(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, scale=None,
+                residual=None, alpha=1.0, beta=1.0, activation=None, out_dtype=None):
+    """conv2d without the signature lookup -> (y, the _Call that can repeat it, or None when
+    the call went through torch.ops.igemm.conv2d: a tracer, a mode, gradients)."""
     args = prepare(x, w, bias, stride, padding, dilation, groups, scale, residual, alpha, beta,
                    activation, out_dtype)
     if _direct_ok(args[0], args[1], args[2], args[3], args[4]):
-        return _conv2d_impl(*args)
-    return _OP(*args)
+        return _conv2d_run(*args)
+    return _OP(*args), None
 
 
 def get_plan(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, scale=None,

@@ -136,8 +136,8 @@ def test_broadcasting_add_is_not_taken_as_a_residual():
     seen = []
     for c in convs:
         run = c._run
-        c._run = lambda x, res, act_arg, act, run=run: (seen.append(res is None), run(
-            x, res, act_arg, act))[1]
+        c._run = lambda x, res, act_arg, act, key=None, run=run: (seen.append(res is None), run(
+            x, res, act_arg, act, key))[1]
     with torch.no_grad():
         opt(torch.randn(2, 4, 9, 9).contiguous(memory_format=torch.channels_last))
     assert seen == [True, True]

@@ -337,3 +337,92 @@ def test_direct_op_checks_operands():
         op(x, w, **dict(base, groups=2, bias=torch.zeros(3, device="cuda")))
     with pytest.raises(ValueError, match="activation = 'swish2'"):
         op(x, w, **dict(base, groups=2, activation="swish2"))
+
+
+# ------------------------------------------------------------------ prepared calls (host cost)
+
+
+def _misaligned_like(t):
+    """t's values in channels_last memory starting 2 bytes past a 16-byte boundary."""
+    base = torch.empty(t.numel() + 8, dtype=t.dtype, device=t.device)
+    n, c, h, w = t.shape
+    v = base[1:1 + t.numel()].as_strided((n, c, h, w), (h * w * c, 1, w * c, c))
+    v.copy_(t)
+    assert v.data_ptr() % 16 and v.is_contiguous(memory_format=torch.channels_last)
+    return v
+
+
+def test_repeated_calls_take_the_prepared_path_and_stay_right():
+    from igemm import _torch as tb
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    w = grid((24, 16, 3, 3), torch.bfloat16, gen=gen)
+    b = grid((24,), torch.float32, gen=gen)
+    res = grid((2, 24, 9, 10), torch.float32, gen=gen)
+    kw = dict(padding=1, residual=res, activation="relu", out_dtype=torch.float32)
+    before = len(tb._calls)
+    ys = []
+    for i in range(4):
+        x = grid((2, 16, 9, 10), torch.bfloat16, gen=gen)
+        if i == 2:
+            x = x.contiguous()                # NCHW: the prepared call refuses, the full path copies
+        if i == 3:
+            x = _misaligned_like(x)           # misaligned: the full path copies
+        y = igemm.conv2d(x, w, b, **kw)
+        ref = expected(x.float(), w.float(), (1, 1), (1, 1, 1, 1), (1, 1), 1, bias=b,
+                       residual=res, act="relu")
+        assert_close(y, ref, 1e-5, 1e-4, "call %d" % i)
+        assert y.is_contiguous(memory_format=torch.channels_last)
+        ys.append((x, y))
+    assert len(tb._calls) == before + 1  # one signature, remembered after the first call
+    # the same input again: bitwise the same output (deterministic, prepared path)
+    x0, y0 = ys[0]
+    assert torch.equal(igemm.conv2d(x0, w, b, **kw), y0)
+    # options that hash alike but differ: alpha 2 doubles, a float16 bias is converted
+    y2 = igemm.conv2d(x0, w, b, padding=1, out_dtype=torch.float32, alpha=2)
+    y1 = igemm.conv2d(x0, w, b, padding=1, out_dtype=torch.float32, alpha=1.0)
+    assert_close(y2 - b.view(1, -1, 1, 1), 2.0 * (y1 - b.view(1, -1, 1, 1)).double(), 1e-5,
+                 1e-4, "alpha")
+    for _ in range(2):
+        yh = igemm.conv2d(x0, w, b.half(), padding=1, out_dtype=torch.float32)
+        assert torch.equal(yh, y1)  # b's values are exact in fp16
+    with pytest.raises(TypeError, match="stride = 1.0"):
+        igemm.conv2d(x0, w, b, padding=1, stride=1.0, out_dtype=torch.float32)
+    with pytest.raises(TypeError, match="padding = True"):
+        igemm.conv2d(x0, w, b, padding=True, out_dtype=torch.float32)
+
+
+def test_repeated_op_and_module_calls():
+    from igemm import _torch as tb
+    gen = torch.Generator(device="cuda").manual_seed(8)
+    x = grid((1, 8, 7, 7), torch.float16, gen=gen)
+    w = grid((8, 8, 3, 3), torch.float16, gen=gen)
+    op = torch.ops.igemm.conv2d.default
+    args = [x, w, None, None, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 1.0, 1.0, "none", 0.01,
+            None]
+    ref = expected(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    first = op(*args)
+    for _ in range(3):
+        y = op(*args)
+        assert torch.equal(y, first)
+    assert_close(first, ref, *tolerance(torch.float16, 72), "op")
+    args[0] = _misaligned_like(x)
+    assert torch.equal(op(*args), first)
+    assert any(k[0] == 1 for k in tb._calls)
+    conv = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False),
+                               torch.nn.ReLU()).eval()
+    with torch.no_grad():
+        conv[0].weight.copy_(w.float())
+    m = igemm.optimize(conv, dtype=torch.float16).cuda()
+    with torch.no_grad():
+        outs = [m(x) for _ in range(3)] + [m(_misaligned_like(x)), m(x.contiguous())]
+    for y in outs:
+        assert torch.equal(y, torch.relu(first))
+
+
+def test_gradients_are_refused_clearly():
+    x = grid((1, 8, 6, 6), torch.bfloat16).requires_grad_(True)
+    w = grid((4, 8, 3, 3), torch.bfloat16)
+    with pytest.raises(RuntimeError, match="inference-only.*x requires grad"):
+        igemm.conv2d(x, w)
+    with torch.no_grad():
+        assert igemm.conv2d(x, w).shape == (1, 4, 4, 4)

@@ -82,3 +82,46 @@ def test_compile_and_jit_trace_go_through_the_op():
     assert torch.equal(compiled(x), torch.zeros(3))
     traced = torch.jit.trace(f, (x,), check_trace=False)
     assert torch.equal(traced(x), torch.zeros(3))
+
+
+def test_signature_elements_are_type_exact():
+    # a float or bool option (the full path rejects them) must not match a cached int
+    assert tb._int_opt(1) == 1 and tb._int_opt((1, 2)) == (1, 2) and tb._int_opt([1, 2]) == (1, 2)
+    assert tb._int_opt("same") == "same"
+    for bad in (1.0, True, (1.0, 1), (1, False), None, {1: 1}):
+        with pytest.raises(tb._Miss):
+            tb._int_opt(bad)
+    assert tb._float_opt(1) == 1 and tb._float_opt(0.5) == 0.5
+    for bad in (True, "1", None):
+        with pytest.raises(tb._Miss):
+            tb._float_opt(bad)
+    assert tb._act_opt(None) is None and tb._act_opt(("leaky_relu", 0.2)) == ("leaky_relu", 0.2)
+    with pytest.raises(tb._Miss):
+        tb._act_opt(("leaky_relu", True))
+    with pytest.raises(tb._Miss):
+        tb._tensor_sig([1.0])
+
+
+def test_cpu_calls_are_not_remembered():
+    before = len(tb._calls)
+    with pytest.raises(ValueError, match="x.device = cpu"):
+        tb.conv2d(torch.randn(1, 8, 4, 4), torch.randn(8, 8, 1, 1))
+    assert len(tb._calls) == before
+
+
+def test_prepared_calls_are_not_copied_or_pickled():
+    import copy
+    import pickle
+    import igemm
+    from igemm._optimize import IgemmConv2d
+    c = tb._Call(None, (1, 2, 3, 4), (24, 1, 8, 2), torch.float32, torch.device("cpu"), -1)
+    assert copy.deepcopy(c) is c and copy.copy(c) is c
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(c)
+    m = igemm.optimize(torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3), torch.nn.ReLU()).eval())
+    conv = [t for t in m.modules() if isinstance(t, IgemmConv2d)][0]
+    conv._calls["k"] = c
+    m2 = copy.deepcopy(m)
+    conv2 = [t for t in m2.modules() if isinstance(t, IgemmConv2d)][0]
+    assert conv2._calls == {} and conv._calls == {"k": c}
+    assert pickle.loads(pickle.dumps(conv))._calls == {}
