@@ -75,7 +75,7 @@ def main(argv=None):
     op = torch.ops.igemm.conv2d.default
     from igemm._optimize import IgemmConv2d
     imod = [m for m in mod.modules() if isinstance(m, IgemmConv2d)][0]
-    plan = igemm.get_plan(x, w, None, 1, 1)
+    plan = igemm._torch.get_plan(x, w, None, 1, 1)
     y = torch.empty_like(x)
     xp, wp, yp = x.data_ptr(), w.data_ptr(), y.data_ptr()
     stream = torch.cuda.current_stream().cuda_stream
