@@ -54,7 +54,7 @@ SM90_GEN := src/sm90/instances/gen.sh
 SM90_UNITS := $(shell awk '!/^[ \t]*\#/ && NF {print $$1}' $(SM90_LIST) | sort -u)
 GEN_CU := $(foreach u,$(SM90_UNITS),$(GEN_DIR)/$(u)_bf16.cu $(GEN_DIR)/$(u)_f16.cu)
 ifeq ($(HAVE_CUDA),1)
-CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/sm90/*.cu)
+CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/mem/*.cu src/sm90/*.cu)
 override CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt
 LIB_CXX := -lstdc++

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define IGEMM_VERSION_MAJOR 0
-#define IGEMM_VERSION_MINOR 2
+#define IGEMM_VERSION_MINOR 3
 #define IGEMM_VERSION_PATCH 0
 /* Single integer, comparable: 10000*major + 100*minor + patch. */
 #define IGEMM_VERSION (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)
@@ -329,6 +329,51 @@ IGEMM_API igemm_status_t igemm_gemm_reference(const igemm_gemm_desc_t *desc,
                                               const igemm_epilogue_t *epi, const void *a,
                                               const void *b, const float *scale,
                                               const float *bias, const void *c, void *d);
+
+/* ---------------------------------------------------------------------------------------
+ * Max pooling (a memory-bound kernel for the layers between convs, e.g. ResNet's stem pool):
+ *
+ *     y[n, p, q, c] = max over r < R, s < S of x[n, p * stride_h - pad_top + r * dil_h,
+ *                                                 q * stride_w - pad_left + s * dil_w, c]
+ *
+ * NHWC x (N x H x W x C) and y (N x P x Q x C), both of `dtype`; P and Q as for a conv with the
+ * same window, padding, stride and dilation. Padding never wins (it is not a value); a window
+ * with no element inside the input gives -inf. NaN propagates (a window holding a NaN gives NaN),
+ * as in PyTorch's max_pool2d.
+ * --------------------------------------------------------------------------------------- */
+typedef struct igemm_pool2d_desc {
+    int64_t n, h, w, c;                                  /* >= 1 */
+    int64_t r, s;                                        /* window rows, columns: >= 1 */
+    int64_t pad_top, pad_bottom, pad_left, pad_right;    /* >= 0 */
+    int64_t stride_h, stride_w;                          /* >= 1 */
+    int64_t dil_h, dil_w;                                /* >= 1 */
+    igemm_dtype_t dtype;                                 /* F16 or BF16 (x and y) */
+} igemm_pool2d_desc_t;
+
+/* n = h = w = c = r = s = 1, no padding, stride and dilation 1, BF16. Never fails. */
+IGEMM_API igemm_pool2d_desc_t igemm_pool2d_desc_default(void);
+
+/* Checks every field (the message names the field and its value). Returns SUCCESS,
+ * NULL_POINTER, INVALID_VALUE (also for an empty output) or OVERFLOW (a tensor's byte size
+ * does not fit in 64 bits). */
+IGEMM_API igemm_status_t igemm_pool2d_validate(const igemm_pool2d_desc_t *desc);
+
+/* P and Q of a valid desc (either pointer may be NULL). Returns igemm_pool2d_validate's status. */
+IGEMM_API igemm_status_t igemm_pool2d_output_dims(const igemm_pool2d_desc_t *desc, int64_t *p,
+                                                  int64_t *q);
+
+/* Max pooling on the GPU (the current device), stream-ordered on `stream` (NULL: the legacy
+ * default stream), no allocation, no sync; CUDA-graph capturable. x and y are device pointers
+ * aligned to 2 bytes (16-byte alignment and C % 8 == 0 take the vectorised path) and must not
+ * overlap. Returns SUCCESS, a validation status, NULL_POINTER, MISALIGNED, NO_DEVICE (built
+ * without CUDA) or CUDA_ERROR (the launch failed). */
+IGEMM_API igemm_status_t igemm_maxpool2d(const igemm_pool2d_desc_t *desc, const void *x, void *y,
+                                         void *stream);
+
+/* The CPU reference of igemm_maxpool2d (host pointers). Returns SUCCESS, a validation status
+ * or NULL_POINTER. */
+IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *desc,
+                                                   const void *x, void *y);
 
 /* Number of CUDA devices usable by igemm (0 when built without CUDA or when the driver
  * reports none). Never fails. */

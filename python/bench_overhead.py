@@ -18,6 +18,8 @@ warm-up (plans created, caches filled). Rows:
                                library's validation, tensor-map reuse and launch (no allocation)
   eager conv+bias+res+relu     F.relu(F.conv2d(x, w, b) + res): torch's three calls
   igemm.conv2d fused           the same in one igemm call
+and, with --breakdown, the pieces of igemm.conv2d's prepared path (output allocation two ways,
+the prepared call's launch alone) and a cProfile of igemm.conv2d calls (on stderr).
 Prints a table (us per call, and the ratio to F.conv2d); --csv writes it.
 """
 
@@ -56,6 +58,8 @@ def main(argv=None):
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--groups", type=int, default=7)
     ap.add_argument("--csv", default="")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the pieces of the prepared path and cProfile igemm.conv2d")
     args = ap.parse_args(argv)
     if args.calls < 1 or args.groups < 1:
         ap.error("--calls and --groups must be >= 1")
@@ -93,6 +97,18 @@ def main(argv=None):
             ("igemm.conv2d fused", lambda: igemm.conv2d(x, w, b, 1, 1, residual=res,
                                                         activation="relu")),
         ]
+        if args.breakdown:
+            from igemm import _torch as tb
+            igemm.conv2d(x, w, None, 1, 1)
+            call = [c for k, c in tb._calls.items() if k[0] == 0 and k[1] == x.shape
+                    and k[11] is None and k[13] is None and k[16] is None][0]
+            shape, strides = call.shape, call.strides
+            cases += [
+                ("torch.empty_strided", lambda: torch.empty_strided(shape, strides, dtype=dt,
+                                                                    device=call.device)),
+                ("x.new_empty_strided", lambda: x.new_empty_strided(shape, strides)),
+                ("prepared launch", lambda: call.launch(x, w, None, None, None)),
+            ]
         base = None
         for name, fn in cases:
             us = per_call_us(fn, args.calls, args.groups)
@@ -100,6 +116,16 @@ def main(argv=None):
             rows.append({"call": name, "us_per_call": us, "vs_F.conv2d": us / base})
             print("  %-26s %8.2f us  %5.2fx F.conv2d" % (name, us, us / base), file=sys.stderr,
                   flush=True)
+        if args.breakdown:
+            import cProfile
+            import pstats
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(args.calls):
+                igemm.conv2d(x, w, None, 1, 1)
+            prof.disable()
+            torch.cuda.synchronize()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(15)
     cols = ["call", "us_per_call", "vs_F.conv2d"]
     print("host cost per call, %s, torch %s" % (torch.cuda.get_device_name(), torch.__version__))
     print_table(rows, cols)

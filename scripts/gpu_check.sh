@@ -17,7 +17,8 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: models (networks: python/bench_models.py), overhead (host cost per call), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
+# optional stages: models (networks: python/bench_models.py), overhead (host cost per call), profile
+# (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
 # under ncu), abfused / abplain (A/B against the build in $AB_OLD), abknob (A/B of two hint texts in
@@ -406,8 +407,15 @@ stage_overhead() {
   stamp overhead
   # host cost per call (issue 26): igemm's torch entry points against F.conv2d, same tensors
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 python/bench_overhead.py \
-      --csv "$OUT/overhead.csv" > "$OUT/overhead.log" 2>&1; note "overhead rc=$?"
+      --breakdown --csv "$OUT/overhead.csv" > "$OUT/overhead.log" 2>&1; note "overhead rc=$?"
   grep -vE "^  " "$OUT/overhead.log" | tail -12 | tee -a "$SUMMARY"
+}
+stage_profile() {
+  stamp profile
+  # where a network's CUDA-graph replay spends its time, igemm.optimize against torch.compile
+  IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 dev/probes/profile_model.py \
+      --model "${PROFILE_MODEL:-resnet50}" --batch "${MODEL_BATCHES:-1,32}" > "$OUT/profile.log" 2>&1
+  note "profile rc=$?"; grep "^==" "$OUT/profile.log" | tee -a "$SUMMARY"
 }
 stage_abfused() {
   stamp abfused

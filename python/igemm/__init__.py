@@ -37,6 +37,8 @@ def _load_torch_backend():
     global _torch_backend
     if _torch_backend is None:
         from . import _torch as backend
+        from . import _pool  # registers torch.ops.igemm.max_pool2d
+        backend.pool = _pool
         _torch_backend = backend
     return _torch_backend
 
@@ -94,6 +96,24 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=
                              out_dtype=out_dtype, in_dtype=in_dtype)
     raise TypeError("x is a %s: expected a torch.Tensor (CUDA) or a numpy.ndarray (NHWC)"
                     % type(x).__name__)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Max pooling with torch.nn.functional.max_pool2d's arguments (no return_indices) on a
+    CUDA tensor (N, C, H, W) of float16 or bfloat16, channels_last memory (another layout costs a
+    copy); returns a channels_last tensor. NaN propagates; padding never wins. As the op
+    torch.ops.igemm.max_pool2d it works under torch.compile and CUDA-graph capture; inference
+    only. Raises ValueError / TypeError naming the argument, IgemmError for what the library
+    refuses."""
+    global _pool_fn
+    if _pool_fn is None:
+        _load_torch_backend()
+        from ._pool import max_pool2d as fn
+        _pool_fn = fn
+    return _pool_fn(x, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+_pool_fn = None
 
 
 def plan_info(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=None,

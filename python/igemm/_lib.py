@@ -13,7 +13,7 @@ import threading
 
 __all__ = [
     "IgemmError", "LibraryNotFoundError", "Status", "DType", "Activation", "Path",
-    "ConvDesc", "Epilogue", "PlanOptions", "lib", "library_path", "check",
+    "ConvDesc", "Epilogue", "PoolDesc", "PlanOptions", "lib", "library_path", "check",
 ]
 
 
@@ -98,6 +98,25 @@ class Epilogue(ctypes.Structure):
                 ("act_param", ctypes.c_float)]
 
 
+_POOL_INT_FIELDS = ("n", "h", "w", "c", "r", "s", "pad_top", "pad_bottom", "pad_left", "pad_right",
+                    "stride_h", "stride_w", "dil_h", "dil_w")
+
+
+class PoolDesc(ctypes.Structure):
+    """igemm_pool2d_desc_t."""
+    _fields_ = [(name, _I64) for name in _POOL_INT_FIELDS] + [("dtype", ctypes.c_int)]
+
+
+def make_pool_desc(n, h, w, c, r, s, pads, strides, dils, dtype):
+    """An igemm_pool2d_desc_t; OverflowError naming the field for a value outside int64."""
+    d = PoolDesc()
+    vals = (n, h, w, c, r, s) + tuple(pads) + tuple(strides) + tuple(dils)
+    for name, v in zip(_POOL_INT_FIELDS, vals):
+        setattr(d, name, check_int64(int(v), "pool2d descriptor " + name))
+    d.dtype = int(dtype)
+    return d
+
+
 class PlanOptions(ctypes.Structure):
     """igemm_plan_options_t."""
     _fields_ = [("path", ctypes.c_int), ("device", ctypes.c_int),
@@ -169,6 +188,10 @@ _PROTOTYPES = {
     "igemm_plan_destroy": (None, (_vp,)),
     "igemm_conv2d_reference": (ctypes.c_int, (_P(ConvDesc), _P(Epilogue), _vp, _vp, _vp, _vp,
                                               _vp, _vp)),
+    "igemm_pool2d_validate": (ctypes.c_int, (_P(PoolDesc),)),
+    "igemm_pool2d_output_dims": (ctypes.c_int, (_P(PoolDesc), _P(_I64), _P(_I64))),
+    "igemm_maxpool2d": (ctypes.c_int, (_P(PoolDesc), _vp, _vp, _vp)),
+    "igemm_maxpool2d_reference": (ctypes.c_int, (_P(PoolDesc), _vp, _vp)),
     "igemm_device_count": (ctypes.c_int, ()),
     "igemm_conv2d_desc_default": (ConvDesc, ()),
     "igemm_epilogue_default": (Epilogue, ()),

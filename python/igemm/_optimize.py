@@ -29,8 +29,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import _torch as _backend  # noqa: E402 (the package is imported first)
+from . import max_pool2d as _igemm_max_pool2d  # noqa: E402
 
-__all__ = ["optimize", "IgemmConv2d", "OptimizeReport"]
+__all__ = ["optimize", "IgemmConv2d", "IgemmMaxPool2d", "OptimizeReport"]
 
 _INFERENCE_ONLY = ("igemm.optimize made an inference-only module (BatchNorm folded, weights as "
                    "buffers): %s. Optimize a copy for inference and train the original.")
@@ -162,6 +163,40 @@ class IgemmConv2d(nn.Module):
         return self._run(x, residual, self._act_arg, self.activation, key)
 
 
+class IgemmMaxPool2d(nn.Module):
+    """nn.MaxPool2d (without indices) through igemm.max_pool2d on CUDA float16/bfloat16 tensors
+    (torch's channels_last max pool is a slow kernel); F.max_pool2d for anything else."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = m.kernel_size, m.stride, m.padding
+        self.dilation, self.ceil_mode = m.dilation, m.ceil_mode
+
+    def extra_repr(self):
+        return "kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s" % (
+            self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+    def forward(self, x):
+        if x.is_cuda and x.dtype in _POOL_DTYPES:
+            return _igemm_max_pool2d(x, self.kernel_size, self.stride, self.padding,
+                                     self.dilation, self.ceil_mode)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode)
+
+
+_POOL_DTYPES = (torch.float16, torch.bfloat16)
+
+
+def _replace_pools(root, rep):
+    """Every nn.MaxPool2d without return_indices becomes an IgemmMaxPool2d (same name)."""
+    for name, m in list(root.named_modules()):
+        if type(m) is nn.MaxPool2d and not m.return_indices:
+            parent_name, _, leaf = name.rpartition(".")
+            parent = root.get_submodule(parent_name) if parent_name else root
+            setattr(parent, leaf, IgemmMaxPool2d(m))
+            rep.pools += 1
+
+
 class OptimizeReport(object):
     """What optimize did: counts, and the modules left in torch by kind."""
 
@@ -171,15 +206,16 @@ class OptimizeReport(object):
         self.batchnorms = 0       # BatchNorm2d folded
         self.activations = 0      # activations fused
         self.residuals = 0        # residual adds fused
+        self.pools = 0            # MaxPool2d run by igemm.max_pool2d
         self.traced = True        # False: fx could not trace, module-by-module fallback
         self.left_in_torch = {}   # module class name -> count, for the leaf modules not fused
 
     def __repr__(self):
         left = ", ".join("%s x%d" % kv for kv in sorted(self.left_in_torch.items()))
         return ("OptimizeReport(convs=%d, convs_left=%d, batchnorms=%d, activations=%d, "
-                "residuals=%d, traced=%s, left_in_torch={%s})"
+                "residuals=%d, pools=%d, traced=%s, left_in_torch={%s})"
                 % (self.convs, self.convs_left, self.batchnorms, self.activations,
-                   self.residuals, self.traced, left))
+                   self.residuals, self.pools, self.traced, left))
 
 
 # ------------------------------------------------------------------ pattern pieces
@@ -472,8 +508,9 @@ def optimize(model, dtype=None, report=False):
     else:
         rep.traced = False
         out = _rewrite_modules(src, dtype, rep)
+    _replace_pools(out, rep)
     for m in out.modules():
-        if m is out or isinstance(m, IgemmConv2d) or list(m.children()):
+        if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d)) or list(m.children()):
             continue
         rep.left_in_torch[type(m).__name__] = rep.left_in_torch.get(type(m).__name__, 0) + 1
     out = out.to(dtype=dtype).to(memory_format=torch.channels_last)

@@ -209,16 +209,16 @@ try:
 except Exception:
     pass
 
-NETS = {  # name -> (convs, batchnorms, residuals) the rewrite must find
-    "resnet18": (20, 20, 8),
-    "resnet50": (53, 53, 16),
-    "resnext50_32x4d": (53, 53, 16),
-    "mobilenet_v2": (52, 52, 10),
-    "mobilenet_v3_large": (62, 46, 10),
-    "efficientnet_b0": (81, 49, 9),
-    "regnet_y_400mf": (85, 53, 16),
-    "convnext_tiny": (22, 0, 0),
-    "vgg11_bn": (8, 8, 0),
+NETS = {  # name -> (convs, batchnorms, residuals, max pools) the rewrite must find
+    "resnet18": (20, 20, 8, 1),
+    "resnet50": (53, 53, 16, 1),
+    "resnext50_32x4d": (53, 53, 16, 1),
+    "mobilenet_v2": (52, 52, 10, 0),
+    "mobilenet_v3_large": (62, 46, 10, 0),
+    "efficientnet_b0": (81, 49, 9, 0),
+    "regnet_y_400mf": (85, 53, 16, 0),
+    "convnext_tiny": (22, 0, 0, 0),
+    "vgg11_bn": (8, 8, 0, 5),
 }
 
 
@@ -231,10 +231,10 @@ def test_torchvision_cpu(name):
             with torch.no_grad():
                 m.layer_scale.fill_(0.5)
     x = torch.randn(1, 3, 96, 96)
-    convs, bns, res = NETS[name]
+    convs, bns, res, pools = NETS[name]
     _, rep = check_cpu(model, x, tol=1e-4)
-    assert (rep.convs, rep.batchnorms, rep.residuals) == (convs, bns, res), rep
-    assert "BatchNorm2d" not in rep.left_in_torch
+    assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools) == (convs, bns, res, pools), rep
+    assert "BatchNorm2d" not in rep.left_in_torch and "MaxPool2d" not in rep.left_in_torch
 
 
 # ------------------------------------------------------------------ GPU

@@ -60,6 +60,10 @@
  * One thread per 4 consecutive columns of a row; grid-stride. */
 __global__ void __launch_bounds__(256, 4) igemm_sm90_splitk_reduce_kernel(const __grid_constant__ igemm_sm90_args_t a)
 {
+    /* launched with programmatic stream serialisation when the plan has pdl: wait for the conv
+     * kernel's partial sums (no-ops otherwise) */
+    ptx_griddepcontrol_wait();
+    ptx_griddepcontrol_launch_dependents();
     const int64_t nq = (a.gemm_n + 3) / 4;
     const int64_t total = a.gemm_m * nq;
     const int64_t plane = a.gemm_m * a.gemm_n;
@@ -337,8 +341,21 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         const int64_t cap = (int64_t)grid * 8;
         if (blocks > cap) blocks = cap;
         if (blocks < 1) blocks = 1;
-        igemm_sm90_splitk_reduce_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(a);
-        e = cudaGetLastError();
+        /* with PDL like the conv kernel: its launch overlaps the conv kernel's last tiles */
+        cudaLaunchConfig_t lc;
+        cudaLaunchAttribute attr[1];
+        memset(&lc, 0, sizeof lc);
+        memset(attr, 0, sizeof attr);
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        lc.gridDim = dim3((unsigned)blocks, 1, 1);
+        lc.blockDim = dim3(256, 1, 1);
+        lc.stream = (cudaStream_t)stream;
+        lc.attrs = pl->pdl ? attr : NULL;
+        lc.numAttrs = pl->pdl ? 1 : 0;
+        e = cudaLaunchKernelEx(&lc, igemm_sm90_splitk_reduce_kernel, a);
+        if (e == cudaSuccess) e = cudaGetLastError();
+        else (void)cudaGetLastError();
         if (e != cudaSuccess) return sm90_cuda_fail("split-K reduce launch", e);
     }
     return IGEMM_STATUS_SUCCESS;

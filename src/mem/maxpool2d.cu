@@ -1,0 +1,185 @@
+/*
+ * maxpool2d.cu — max pooling over NHWC (igemm_maxpool2d): a memory-bound kernel, judged against
+ * its bytes floor (x read once, y written once).
+ *
+ * Algorithm: one thread per (output pixel, group of V channels), grid-stride over
+ * N * P * Q * C / V: V = 8 (one 16-byte load per in-image tap, one 16-byte store) when C % 8 == 0
+ * and both pointers are 16-byte aligned, else V = 1. The window's in-image taps are read in
+ * (r, s) order and the max kept per channel with __hmax2_nan / __hmax_nan (NaN propagates, as in
+ * PyTorch); the start value -inf is what a window with no tap inside the input returns. Threads
+ * of a warp take consecutive channel groups of neighbouring pixels, so each tap's loads are
+ * coalesced; the overlapping windows (3x3, stride 2) re-read their shared rows from L2. Index
+ * math in 32 bits when every index fits, else 64.
+ * Layouts: x N x H x W x C, y N x P x Q x C, f16 or bf16. PTX: griddepcontrol on sm_90 (the
+ * launch carries programmatic stream serialisation there, so it overlaps the kernel before it;
+ * the wait comes before the first read of x).
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../error.h"
+#include "../pool.h"
+#include "../ptx/griddepcontrol.cuh"
+
+#define POOL_THREADS 256
+
+typedef struct pool_args {
+    const void *x;
+    void *y;
+    int64_t n, h, w, c, p, q, r, s;
+    int64_t pad_top, pad_left, stride_h, stride_w, dil_h, dil_w;
+} pool_args_t;
+
+static __device__ __forceinline__ void pool_griddep(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_wait();
+    ptx_griddepcontrol_launch_dependents();
+#endif
+}
+
+/* the pair type's -inf and max (NaN wins) */
+template <typename T2> struct pool_ops;
+template <> struct pool_ops<__half2> {
+    typedef __half T;
+    static __device__ __forceinline__ __half2 neg_inf2() { return __halves2half2(__ushort_as_half(0xfc00u), __ushort_as_half(0xfc00u)); }
+    static __device__ __forceinline__ __half neg_inf() { return __ushort_as_half(0xfc00u); }
+    static __device__ __forceinline__ __half2 max2(__half2 a, __half2 b) { return __hmax2_nan(a, b); }
+    static __device__ __forceinline__ __half max1(__half a, __half b) { return __hmax_nan(a, b); }
+};
+template <> struct pool_ops<__nv_bfloat162> {
+    typedef __nv_bfloat16 T;
+    static __device__ __forceinline__ __nv_bfloat162 neg_inf2() { return __halves2bfloat162(__ushort_as_bfloat16(0xff80u), __ushort_as_bfloat16(0xff80u)); }
+    static __device__ __forceinline__ __nv_bfloat16 neg_inf() { return __ushort_as_bfloat16(0xff80u); }
+    static __device__ __forceinline__ __nv_bfloat162 max2(__nv_bfloat162 a, __nv_bfloat162 b) { return __hmax2_nan(a, b); }
+    static __device__ __forceinline__ __nv_bfloat16 max1(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmax_nan(a, b); }
+};
+
+/* V = 8: 16-byte loads and stores (C % 8 == 0, aligned pointers) */
+template <typename T2, typename I>
+__global__ void __launch_bounds__(POOL_THREADS) maxpool2d_vec8_kernel(const __grid_constant__ pool_args_t a)
+{
+    typedef pool_ops<T2> ops;
+    pool_griddep();
+    const I groups = (I)(a.c / 8);
+    const I total = (I)(a.n * a.p * a.q) * groups;
+    const I h = (I)a.h, w = (I)a.w, p = (I)a.p, q = (I)a.q;
+    const uint4 *x = (const uint4 *)a.x;
+    uint4 *y = (uint4 *)a.y;
+    for (I i = (I)blockIdx.x * POOL_THREADS + threadIdx.x; i < total; i += (I)gridDim.x * POOL_THREADS) {
+        const I g = i % groups;
+        const I m = i / groups;
+        const I ow = m % q;
+        const I t = m / q;
+        const I oh = t % p;
+        const I nn = t / p;
+        const I ih0 = oh * (I)a.stride_h - (I)a.pad_top;
+        const I iw0 = ow * (I)a.stride_w - (I)a.pad_left;
+        T2 best[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) best[j] = ops::neg_inf2();
+        for (I r = 0; r < (I)a.r; r++) {
+            const I ih = ih0 + r * (I)a.dil_h;
+            if (ih < 0 || ih >= h) continue;
+            const I row = (nn * h + ih) * w;
+            for (I s = 0; s < (I)a.s; s++) {
+                const I iw = iw0 + s * (I)a.dil_w;
+                if (iw < 0 || iw >= w) continue;
+                uint4 v = __ldg(x + (row + iw) * groups + g);
+                const T2 *pv = (const T2 *)&v;
+#pragma unroll
+                for (int j = 0; j < 4; j++) best[j] = ops::max2(best[j], pv[j]);
+            }
+        }
+        y[i] = *(const uint4 *)best;
+    }
+}
+
+/* V = 1: any C, 2-byte alignment */
+template <typename T2, typename I>
+__global__ void __launch_bounds__(POOL_THREADS) maxpool2d_scalar_kernel(const __grid_constant__ pool_args_t a)
+{
+    typedef pool_ops<T2> ops;
+    typedef typename ops::T T;
+    pool_griddep();
+    const I c = (I)a.c;
+    const I total = (I)(a.n * a.p * a.q) * c;
+    const I h = (I)a.h, w = (I)a.w, p = (I)a.p, q = (I)a.q;
+    const T *x = (const T *)a.x;
+    T *y = (T *)a.y;
+    for (I i = (I)blockIdx.x * POOL_THREADS + threadIdx.x; i < total; i += (I)gridDim.x * POOL_THREADS) {
+        const I ch = i % c;
+        const I m = i / c;
+        const I ow = m % q;
+        const I t = m / q;
+        const I oh = t % p;
+        const I nn = t / p;
+        const I ih0 = oh * (I)a.stride_h - (I)a.pad_top;
+        const I iw0 = ow * (I)a.stride_w - (I)a.pad_left;
+        T best = ops::neg_inf();
+        for (I r = 0; r < (I)a.r; r++) {
+            const I ih = ih0 + r * (I)a.dil_h;
+            if (ih < 0 || ih >= h) continue;
+            for (I s = 0; s < (I)a.s; s++) {
+                const I iw = iw0 + s * (I)a.dil_w;
+                if (iw < 0 || iw >= w) continue;
+                best = ops::max1(best, x[((nn * h + ih) * w + iw) * c + ch]);
+            }
+        }
+        y[i] = best;
+    }
+}
+
+template <typename T2>
+static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, int pdl, cudaStream_t stream)
+{
+    const int64_t total = a.n * a.p * a.q * (vec ? a.c / 8 : a.c);
+    int64_t blocks = (total + POOL_THREADS - 1) / POOL_THREADS;
+    if (blocks > (1 << 20)) blocks = 1 << 20; /* grid-stride beyond */
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr[1];
+    memset(&lc, 0, sizeof lc);
+    memset(attr, 0, sizeof attr);
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    lc.gridDim = dim3((unsigned)blocks, 1, 1);
+    lc.blockDim = dim3(POOL_THREADS, 1, 1);
+    lc.stream = stream;
+    lc.attrs = pdl ? attr : NULL;
+    lc.numAttrs = pdl ? 1 : 0;
+    if (vec)
+        return small ? cudaLaunchKernelEx(&lc, maxpool2d_vec8_kernel<T2, int32_t>, a)
+                     : cudaLaunchKernelEx(&lc, maxpool2d_vec8_kernel<T2, int64_t>, a);
+    return small ? cudaLaunchKernelEx(&lc, maxpool2d_scalar_kernel<T2, int32_t>, a)
+                 : cudaLaunchKernelEx(&lc, maxpool2d_scalar_kernel<T2, int64_t>, a);
+}
+
+extern "C" igemm_status_t igemm_maxpool2d_launch(const igemm_pool_params_t *p, const void *x, void *y, void *stream)
+{
+    pool_args_t a;
+    memset(&a, 0, sizeof a);
+    a.x = x, a.y = y;
+    a.n = p->n, a.h = p->h, a.w = p->w, a.c = p->c, a.p = p->p, a.q = p->q, a.r = p->r, a.s = p->s;
+    a.pad_top = p->pad_top, a.pad_left = p->pad_left, a.stride_h = p->stride_h, a.stride_w = p->stride_w;
+    a.dil_h = p->dil_h, a.dil_w = p->dil_w;
+    const int vec = p->c % 8 == 0 && ((uintptr_t)x % 16) == 0 && ((uintptr_t)y % 16) == 0;
+    /* 32-bit indices: every element index of x and y, and the grid-stride counter's last step
+     * (total + the grid's thread count), below 2^31 */
+    const int small = p->x_elems < ((int64_t)1 << 30) && p->y_elems < ((int64_t)1 << 30);
+    int dev = 0, major = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = p->dtype == IGEMM_DTYPE_BF16
+                ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, major >= 9, (cudaStream_t)stream)
+                : pool_launch_dtype<__half2>(a, vec, small, major >= 9, (cudaStream_t)stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    else (void)cudaGetLastError();
+    if (e != cudaSuccess)
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "maxpool2d launch: %s (%s)", cudaGetErrorString(e),
+                               cudaGetErrorName(e));
+    return IGEMM_STATUS_SUCCESS;
+}
