@@ -117,12 +117,13 @@ TEST(gpu_maxpool_random)
     for (int it = 0; it < 60; it++) {
         const igemm_dtype_t dt = it % 2 ? IGEMM_DTYPE_F16 : IGEMM_DTYPE_BF16;
         const int64_t c = it % 3 == 2 ? data_rng_int(&g, 1, 21) : 8 * data_rng_int(&g, 1, 12);
-        const int64_t r = data_rng_int(&g, 1, 4), stride = data_rng_int(&g, 1, 3), dil = it % 5 == 4 ? 2 : 1;
-        const int64_t pad = data_rng_int(&g, 0, r / 2);
+        const int64_t r = data_rng_int(&g, 1, 4), s = data_rng_int(&g, 1, 3), stride = data_rng_int(&g, 1, 3);
+        const int64_t dil = it % 5 == 4 ? 2 : 1, pad = data_rng_int(&g, 0, r / 2);
         igemm_pool2d_desc_t d = pool_shape(data_rng_int(&g, 1, 3), data_rng_int(&g, dil * (r - 1) + 1, 19),
-                                           data_rng_int(&g, dil * (r - 1) + 1, 23), c, r, stride, pad, dil, dt);
-        d.s = data_rng_int(&g, 1, 3);
-        d.pad_right = data_rng_int(&g, 0, d.s / 2);
+                                           data_rng_int(&g, dil * (s - 1) + 1, 23), c, r, stride, pad, dil, dt);
+        d.s = s;
+        d.pad_left = data_rng_int(&g, 0, s / 2);
+        d.pad_right = data_rng_int(&g, 0, s / 2);
         const int misalign = it % 4 == 3; /* 2-byte aligned pointers: the scalar kernel */
         int64_t p, q;
         REQUIRE(igemm_pool2d_output_dims(&d, &p, &q) == IGEMM_STATUS_SUCCESS);

@@ -170,9 +170,14 @@ class _Call(object):
     def __reduce__(self):
         raise TypeError("a prepared igemm call holds a device plan and cannot be pickled")
 
-    def launch(self, x, w, bias, scale, residual, gate=True):
+    def launch(self, x, w, bias, scale, residual, gate=True, _is_compiling=_is_compiling,
+               _dispatch_depth=_dispatch_depth, _function_mode_on=_function_mode_on,
+               _tracing_state=_tracing_state, _wrapped=_wrapped, _grad_enabled=_grad_enabled,
+               _CL=_CL, _cur_device=_cur_device, _raw_stream=_raw_stream,
+               _empty_strided=torch.empty_strided):
         """y, or None when this call must take the full path. gate: also check for tracers,
-        modes and gradients (False inside the op, which runs below them)."""
+        modes and gradients (False inside the op, which runs below them). (The defaults bind
+        module globals as locals: this is the per-call path.)"""
         if gate and (_is_compiling() or _dispatch_depth() or _function_mode_on()
                      or _tracing_state() is not None or _wrapped(x) or _wrapped(w)
                      or (_grad_enabled() and (x.requires_grad or w.requires_grad))):
@@ -198,7 +203,7 @@ class _Call(object):
             rp = residual.data_ptr()
             if rp & 15:
                 return None
-        y = torch.empty_strided(self.shape, self.strides, dtype=self.od, device=self.device)
+        y = _empty_strided(self.shape, self.strides, dtype=self.od, device=self.device)
         if self.plan is None:
             return y
         st = self.run(self.handle, xp, wp, sp, bp, rp, y.data_ptr(), _raw_stream(self.dev))
@@ -519,11 +524,19 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, scale=Non
     key = None
     if _FAST_CAPABLE and type(x) is _Tensor and type(w) is _Tensor:
         try:
+            # (the common cases inline: an int option, an absent operand, a float)
             key = (0, x.shape, w.shape, x.dtype, w.dtype, x.get_device(), w.get_device(),
-                   _int_opt(stride), _int_opt(padding), _int_opt(dilation), _int_opt(groups),
-                   _tensor_sig(bias), _tensor_sig(scale), _tensor_sig(residual),
-                   _float_opt(alpha), _float_opt(beta), _act_opt(activation),
-                   _dtype_opt(out_dtype))
+                   stride if type(stride) is int else _int_opt(stride),
+                   padding if type(padding) is int else _int_opt(padding),
+                   dilation if type(dilation) is int else _int_opt(dilation),
+                   groups if type(groups) is int else _int_opt(groups),
+                   None if bias is None else _tensor_sig(bias),
+                   None if scale is None else _tensor_sig(scale),
+                   None if residual is None else _tensor_sig(residual),
+                   alpha if type(alpha) is float else _float_opt(alpha),
+                   beta if type(beta) is float else _float_opt(beta),
+                   activation if activation is None else _act_opt(activation),
+                   out_dtype if out_dtype is None else _dtype_opt(out_dtype))
         except _Miss:
             key = None
         if key is not None:
