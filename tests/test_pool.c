@@ -141,11 +141,11 @@ TEST(gpu_maxpool_random)
         void *xp = (char *)bx.ptr + (misalign ? 2 : 0), *yp = (char *)by.ptr + (misalign ? 6 : 0);
         REQUIRE(cudaMemcpy(xp, x, (size_t)xe * 2, cudaMemcpyHostToDevice) == cudaSuccess);
         REQUIRE(dbuf_poison(&by, 0x7b) == 0);
-        cudaStream_t s;
-        REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-        CHECK_EQ_INT(igemm_maxpool2d(&d, xp, yp, s), IGEMM_STATUS_SUCCESS);
-        REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-        cudaStreamDestroy(s);
+        cudaStream_t stream;
+        REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+        CHECK_EQ_INT(igemm_maxpool2d(&d, xp, yp, stream), IGEMM_STATUS_SUCCESS);
+        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+        cudaStreamDestroy(stream);
         REQUIRE(cudaMemcpy(y, yp, (size_t)ye * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
         int64_t bad = 0, first = -1;
         for (int64_t i = 0; i < ye; i++)
