@@ -210,15 +210,11 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
             int prev = igemm_device_current();
             if (prev != ordinal) cudaSetDevice(ordinal);
             cudaError_t e = cudaMalloc(&plan->workspace, plan->workspace_bytes);
-            /* zeroed once (the split-K tile counters start at zero; each run leaves them so) */
-            if (e == cudaSuccess) e = cudaMemset(plan->workspace, 0, plan->workspace_bytes);
-            if (e == cudaSuccess) e = cudaDeviceSynchronize();
             if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
             if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                if (plan->workspace) cudaFree(plan->workspace);
                 plan->workspace = NULL;
-                st = igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "workspace: cudaMalloc / cudaMemset of %zu bytes failed: %s",
+                (void)cudaGetLastError();
+                st = igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "workspace: cudaMalloc of %zu bytes failed: %s",
                                      plan->workspace_bytes, cudaGetErrorString(e));
                 goto fail;
             }

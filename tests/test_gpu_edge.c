@@ -85,10 +85,9 @@ TEST(gpu_determinism)
         {conv_shape(4, 20, 20, 64, 64, 3, 3, 1, 1, 1, 1, BF, F32), "kernel=cooperative,tile=128x64,split_k=2",
          "x 2 split(s)"},
         {conv_shape(2, 16, 16, 64, 64, 3, 3, 1, 1, 1, 64, F16, F16), NULL, NULL}, /* depthwise */
-        /* split-K summed in the kernel by each tile's last split, on a 3-CTA grid (each CTA many
-         * units, the tails of M and N) */
+        /* split-K on a 3-CTA grid (each CTA many units; the tails of M and N) */
         {conv_shape(1, 13, 17, 96, 72, 3, 3, 1, 1, 1, 1, BF, BF), "kernel=cooperative,split_k=4,grid=3",
-         "summed in split order"},
+         "x 4 split(s)"},
     };
     data_rng_t g = {test_seed(0x6006)};
     const int sm90 = device_is_sm90();

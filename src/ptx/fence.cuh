@@ -28,17 +28,4 @@ static __device__ __forceinline__ void ptx_bar_sync(uint32_t id, uint32_t nthrea
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(nthreads) : "memory");
 }
 
-/* barrier.red.or.pred id, nthreads, pred: the named barrier bar.sync is, returning to every
- * participating thread the OR of their preds. */
-static __device__ __forceinline__ bool ptx_barrier_red_or_pred(uint32_t id, uint32_t nthreads, bool pred)
-{
-    uint32_t r;
-    asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\t"
-                 "barrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r)
-                 : "r"((uint32_t)pred), "r"(id), "r"(nthreads)
-                 : "memory");
-    return r != 0;
-}
-
 #endif /* IGEMM_PTX_FENCE_CUH */

@@ -12,7 +12,7 @@
  *   consumers 1..NC   consumer i owns rows 64*WM*i .. of the tile: 4*WM wgmma m64nBNk16 per
  *                     k-block, one group in flight; then the epilogue of its rows (TMA stores from
  *                     staging boxes, or direct stores: f32 y, k % 8 != 0, split-K partials into
- *                     the workspace, which the tile's last split sums in the kernel: core/fixup.cuh).
+ *                     the workspace that igemm_sm90_splitk_reduce_kernel sums).
  * TILES: 128x64, 128x128, 128x256 (WM 1, NC 2), 256x64, 256x128 (WM 2, NC 2), 192x128 (WM 1, NC 3:
  *   512 threads, one-wave layers); EPI 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU), 2 (any
  *   activation, out of line); TMA_EPI: y by TMA stores.
@@ -20,8 +20,7 @@
  *   16-bit, the barriers (core/ring.cuh).
  * PTX: cp.async.bulk.tensor (im2col and tile loads, tile stores), mbarrier expect_tx /
  *   try_wait.parity, wgmma.mma_async / fence / commit_group / wait_group, stmatrix, ldmatrix,
- *   elect.sync, setmaxnreg, prefetch.tensormap, fence.proxy.async, bar.sync, barrier.red.or,
- *   griddepcontrol.
+ *   elect.sync, setmaxnreg, prefetch.tensormap, fence.proxy.async, bar.sync, griddepcontrol.
  * Template parameters are the instance table's (instances/list.txt); TP, BRES and HROWS must be
  * 0, false, 1 here.
  */
@@ -29,7 +28,6 @@
 #define IGEMM_SM90_CONV_COOPERATIVE_CUH
 
 #include "core/epilogue.cuh"
-#include "core/fixup.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
 #include "core/setup.cuh"
@@ -101,11 +99,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         sm90_mainloop_drain<WM, BN>(acc, c, prev, C.lane);
         sm90_epilogue_rows<DT, BN, WM, GENERAL, ACT_ANY, TMA_EPI, false, A_STAGE>(
             a, &tmap_y, acc, as, bi, C, E, c, S, ES, m0, n0, row0, false, partial, split, nres, rstage, rphase, 0);
-        /* the tile's last split sums the partials and runs the epilogue (split plans run the
-         * plain direct-store instances: only those carry the code) */
-        if (EPI == 0 && !TMA_EPI && partial && a.fixup)
-            sm90_splitk_fixup<64 * WM * NC, BN>(a, unit - split * a.num_tiles, m0, n0, (int)threadIdx.x - 128,
-                                                 NC * 128);
     }
     /* the staging boxes must stay valid until the last stores have read them */
     if (TMA_EPI && C.tid == 0) ptx_cp_async_bulk_wait_group_read<0>();

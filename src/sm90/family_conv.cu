@@ -292,9 +292,6 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     a.a_tiled = a_tiled;
     a.sb_vec2 = p->gemm_n % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
     a.workspace = a.splits > 1 ? (float *)workspace : NULL;
-    a.fixup = a.splits > 1 && sm90_splitk_in_kernel(pl->kernel);
-    a.tile_counts = a.fixup ? (int32_t *)((char *)workspace + sm90_splitk_partials_bytes(a.splits, p->gemm_m, p->gemm_n))
-                            : NULL;
     cudaError_t e;
     if (!st->smem_attr_done) {
         /* The limit is a process-wide attribute of the kernel, and plans of one kernel instance
@@ -338,7 +335,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         else (void)cudaGetLastError();
     }
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
-    if (a.splits > 1 && !a.fixup) {
+    if (a.splits > 1) {
         const int64_t work = a.gemm_m * ((a.gemm_n + 3) / 4);
         int64_t blocks = (work + 255) / 256;
         const int64_t cap = (int64_t)grid * 8;

@@ -576,7 +576,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->smem_bytes = smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 1 + halo : best.tp > 0,
                                 best_br ? c.k_iters : 0);
     pl->smem_limit = dev->smem_optin_per_block;
-    cfg->workspace_bytes = best.split > 1 ? sm90_splitk_partials_bytes(best.split, M, N) + (size_t)tiles * 4u : 0;
+    cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
@@ -595,10 +595,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
                                               : "y by direct stores (k % 8 != 0)",
              skc ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)" : "no cluster", pl->grid,
-             (long long)tiles, best.split,
-             best.split <= 1                     ? ""
-             : sm90_splitk_in_kernel(pl->kernel) ? " (fp32 workspace, summed in split order by each tile's last split)"
-                                                 : " (fp32 workspace + reduce kernel)", pl->smem_bytes, pdl_why,
+             (long long)tiles, best.split, best.split > 1 ? " (fp32 workspace + reduce)" : "", pl->smem_bytes, pdl_why,
              best_t);
     return IGEMM_STATUS_SUCCESS;
 }

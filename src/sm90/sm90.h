@@ -63,17 +63,6 @@ static inline int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
     return p->out_dtype == p->in_dtype && p->k % 8 == 0 && split <= 1;
 }
 
-/* Split-K: the cooperative kernel sums a tile's partials itself (core/fixup.cuh: the last split
- * to finish), the other row-tile kernels leave them to igemm_sm90_splitk_reduce_kernel. */
-static inline int sm90_splitk_in_kernel(int kernel) { return kernel == IGEMM_KERNEL_COOPERATIVE; }
-
-/* The split-K workspace: fp32 partials [splits][M][N] (this many bytes, 256-aligned), then one
- * int32 arrival counter per tile (zeroed when the plan is created; each run leaves them zero). */
-static inline size_t sm90_splitk_partials_bytes(int splits, int64_t m, int64_t n)
-{
-    return ((size_t)splits * (size_t)m * (size_t)n * sizeof(float) + 255u) & ~(size_t)255u;
-}
-
 /* 1 for a 1x1, stride-1, unpadded conv: x is the plain matrix A[M, C] (tiled TMA, not im2col). */
 static inline int sm90_a_is_matrix(const igemm_conv_params_t *p)
 {

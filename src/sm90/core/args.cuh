@@ -84,11 +84,6 @@ typedef struct igemm_sm90_args {
      * struct: the other instances' parameter offsets stay as they were. */
     int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
     igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
-    /* split-K reduced in the kernel (cooperative instances; core/fixup.cuh): the last CTA to
-     * finish a tile's partial sums adds them up in split order and runs the epilogue; one
-     * arrival counter per tile, zero between runs. Otherwise igemm_sm90_splitk_reduce_kernel. */
-    int32_t fixup;
-    int32_t *tile_counts;
 } igemm_sm90_args_t;
 
 /* Host side: a's epilogue fields (alpha, beta, activation, scale/bias/residual flags and
