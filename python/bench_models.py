@@ -224,20 +224,27 @@ def main(argv=None):
         for b in batches:
             log("[%d/%d] %s batch %d" % (i + 1, len(models), name, b))
             rows += bench_model(name, b, args, dtype, device)
+        save(rows, args, device, final=i + 1 == len(models))  # after each model: a cut-off run keeps them
+    print_table(rows, [c for c in COLS if any(c in r for r in rows)])
+    return rows
+
+
+def save(rows, args, device, final):
     cols = [c for c in COLS if any(c in r for r in rows)]
-    print_table(rows, cols)
     if args.csv:
         write_csv(rows, cols, args.csv)
-        log("wrote", args.csv)
+        if final:
+            log("wrote", args.csv)
     if args.png:
         dev = torch.cuda.get_device_name() if device == "cuda" else "cpu"
         try:
             write_png(rows, args.png, "networks, %s, %s" % (args.dtype if device == "cuda"
                                                              else "fp32", dev))
-            log("wrote", args.png)
+            if final:
+                log("wrote", args.png)
         except ImportError:
-            log("matplotlib is not installed: no PNG (pip install matplotlib)")
-    return rows
+            if final:
+                log("matplotlib is not installed: no PNG (pip install matplotlib)")
 
 
 if __name__ == "__main__":

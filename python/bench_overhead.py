@@ -7,8 +7,9 @@
 A tiny layer (batch 1, 8 -> 8 channels, 8 x 8, 3 x 3, bf16, channels_last) keeps the GPU time
 per call far below the host time, so the wall-clock time of `--calls` back-to-back calls
 (synchronised once at the end) divided by the count is the host cost of one call: argument
-checks, dispatch, plan lookup, output allocation, launch. Median of `--groups` groups after a
-warm-up (plans created, caches filled). Rows:
+checks, dispatch, plan lookup, output allocation, launch. After a warm-up (plans created, caches
+filled) the cases are timed in turn, round after round (--groups rounds, so a drift of the host's
+speed hits every case alike), and each row is its median over the rounds. Rows:
   F.conv2d                     torch's own conv (cuDNN), plain
   igemm.conv2d                 the public function, plain
   torch.ops.igemm.conv2d       the custom op called directly (what torch.compile records)
@@ -39,24 +40,33 @@ import igemm  # noqa: E402
 from bench_util import print_table, write_csv  # noqa: E402
 
 
-def per_call_us(fn, calls, groups):
-    for _ in range(max(10, calls // 10)):
+def per_call_us(fn, calls):
+    """Wall-clock us per call of `calls` back-to-back calls, synchronised at the end."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
         fn()
     torch.cuda.synchronize()
-    out = []
-    for _ in range(groups):
-        t0 = time.perf_counter()
-        for _ in range(calls):
+    return (time.perf_counter() - t0) * 1e6 / calls
+
+
+def interleaved(cases, calls, groups):
+    """Median per case over `groups` rounds, each round timing every case once in turn (so
+    host-speed drifts hit all cases alike), after a warm-up of each."""
+    for _, fn in cases:
+        for _ in range(max(10, calls // 10)):
             fn()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t0) * 1e6 / calls)
-    return statistics.median(out)
+    torch.cuda.synchronize()
+    times = {name: [] for name, _ in cases}
+    for _ in range(groups):
+        for name, fn in cases:
+            times[name].append(per_call_us(fn, calls))
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--groups", type=int, default=7)
+    ap.add_argument("--groups", type=int, default=9)
     ap.add_argument("--csv", default="")
     ap.add_argument("--breakdown", action="store_true",
                     help="also time the pieces of the prepared path and cProfile igemm.conv2d")
@@ -109,10 +119,10 @@ def main(argv=None):
                 ("x.new_empty_strided", lambda: x.new_empty_strided(shape, strides)),
                 ("prepared launch", lambda: call.launch(x, w, None, None, None)),
             ]
-        base = None
-        for name, fn in cases:
-            us = per_call_us(fn, args.calls, args.groups)
-            base = us if base is None else base
+        med = interleaved(cases, args.calls, args.groups)
+        base = med[cases[0][0]]
+        for name, _ in cases:
+            us = med[name]
             rows.append({"call": name, "us_per_call": us, "vs_F.conv2d": us / base})
             print("  %-26s %8.2f us  %5.2fx F.conv2d" % (name, us, us / base), file=sys.stderr,
                   flush=True)
