@@ -142,8 +142,8 @@ class IgemmConv2d(nn.Module):
             raise RuntimeError(_INFERENCE_ONLY % "a gradient was asked for (x.requires_grad)")
         w = self.weight
         key = None
-        if _backend._FAST_CAPABLE and type(x) is torch.Tensor and type(w) is torch.Tensor and (
-                residual is None or type(residual) is torch.Tensor):
+        if _backend._FAST_CAPABLE and not _backend._is_compiling() and type(x) is torch.Tensor \
+                and type(w) is torch.Tensor and (residual is None or type(residual) is torch.Tensor):
             key = (x.shape, x.dtype, x.get_device(), w.shape, w.dtype, w.get_device(),
                    None if residual is None else
                    (residual.shape, residual.dtype, residual.get_device()))
@@ -203,6 +203,7 @@ class OptimizeReport(object):
     def __init__(self):
         self.convs = 0            # Conv2d replaced by IgemmConv2d
         self.convs_left = 0       # Conv2d left in torch (e.g. padding_mode other than zeros)
+        self.grouped_in_torch = 0  # of those: grouped/depthwise convs kept in torch (grouped=False)
         self.batchnorms = 0       # BatchNorm2d folded
         self.activations = 0      # activations fused
         self.residuals = 0        # residual adds fused
@@ -212,10 +213,11 @@ class OptimizeReport(object):
 
     def __repr__(self):
         left = ", ".join("%s x%d" % kv for kv in sorted(self.left_in_torch.items()))
-        return ("OptimizeReport(convs=%d, convs_left=%d, batchnorms=%d, activations=%d, "
-                "residuals=%d, pools=%d, traced=%s, left_in_torch={%s})"
-                % (self.convs, self.convs_left, self.batchnorms, self.activations,
-                   self.residuals, self.pools, self.traced, left))
+        return ("OptimizeReport(convs=%d, convs_left=%d (grouped kept in torch: %d), "
+                "batchnorms=%d, activations=%d, residuals=%d, pools=%d, traced=%s, "
+                "left_in_torch={%s})"
+                % (self.convs, self.convs_left, self.grouped_in_torch, self.batchnorms,
+                   self.activations, self.residuals, self.pools, self.traced, left))
 
 
 # ------------------------------------------------------------------ pattern pieces
@@ -363,6 +365,26 @@ def _fold_bn(conv, bn):
     return s.float(), ((cb - mean) * s + beta).float()
 
 
+def _folded_torch_conv(conv, bn):
+    """A plain nn.Conv2d computing bn(conv(x)): the weights scaled per output channel (in float64,
+    then the conv's dtype) and the folded bias."""
+    scale, bias = _fold_bn(conv, bn)
+    out = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride,
+                    conv.padding, conv.dilation, conv.groups, True, conv.padding_mode)
+    with torch.no_grad():
+        w = conv.weight.detach()
+        out.weight.copy_((w.double() * scale.double().view(-1, 1, 1, 1)).to(w.dtype))
+        out.bias.copy_(bias.to(w.dtype))
+    return out.to(device=conv.weight.device)
+
+
+def _keep_in_torch(conv, grouped):
+    """Grouped and depthwise convs stay torch convs unless grouped=True: igemm runs them on its
+    general path (mma.sync), which measured 0.13-0.6x torch.compile on MobileNetV2/V3,
+    EfficientNet-B0, ConvNeXt-T and ResNeXt-50 (docs/perf.md, decisions.md "optimize-grouped")."""
+    return conv.groups > 1 and not grouped
+
+
 def _make(conv, bn, act, has_residual, dtype):
     if bn is not None:
         scale, bias = _fold_bn(conv, bn)
@@ -375,7 +397,7 @@ def _make(conv, bn, act, has_residual, dtype):
 
 # ------------------------------------------------------------------ the rewrites
 
-def _rewrite_graph(gm, dtype, report):
+def _rewrite_graph(gm, dtype, report, grouped):
     modules = dict(gm.named_modules())
     graph = gm.graph
     count = 0
@@ -387,6 +409,21 @@ def _rewrite_graph(gm, dtype, report):
             continue
         if not _conv_ok(conv) or len(node.args) != 1 or node.kwargs:
             report.convs_left += 1
+            continue
+        if _keep_in_torch(conv, grouped):
+            report.convs_left += 1
+            report.grouped_in_torch += 1
+            u = _only_user(node)
+            if u is not None and u.op == "call_module" and _bn_ok(modules[u.target], conv.out_channels):
+                name = "torch_conv_%d" % count
+                count += 1
+                gm.add_submodule(name, _folded_torch_conv(conv, modules[u.target]))
+                with graph.inserting_after(u):
+                    new = graph.call_module(name, (node.args[0],))
+                u.replace_all_uses_with(new)
+                graph.erase_node(u)
+                graph.erase_node(node)
+                report.batchnorms += 1
             continue
         chain, bn, act, residual = [node], None, None, None
         u = _only_user(chain[-1])
@@ -431,7 +468,7 @@ def _rewrite_graph(gm, dtype, report):
     return gm
 
 
-def _rewrite_modules(root, dtype, report):
+def _rewrite_modules(root, dtype, report, grouped):
     """fx-free fallback: Conv2d -> IgemmConv2d module by module, folding a BatchNorm2d and an
     activation that follow a Conv2d inside an nn.Sequential."""
     for name, child in list(root.named_children()):
@@ -440,7 +477,15 @@ def _rewrite_modules(root, dtype, report):
             out, i = [], 0
             while i < len(items):
                 m = items[i]
-                if type(m) is nn.Conv2d and _conv_ok(m):
+                if (type(m) is nn.Conv2d and _conv_ok(m) and _keep_in_torch(m, grouped)
+                        and i + 1 < len(items) and _bn_ok(items[i + 1], m.out_channels)):
+                    out.append(_folded_torch_conv(m, items[i + 1]))
+                    report.convs_left += 1
+                    report.grouped_in_torch += 1
+                    report.batchnorms += 1
+                    i += 2
+                    continue
+                if type(m) is nn.Conv2d and _conv_ok(m) and not _keep_in_torch(m, grouped):
                     bn = act = None
                     j = i + 1
                     if j < len(items) and _bn_ok(items[j], m.out_channels):
@@ -453,18 +498,23 @@ def _rewrite_modules(root, dtype, report):
                     report.activations += act is not None
                     i = j
                     continue
-                _rewrite_modules(m, dtype, report)
+                if type(m) is nn.Conv2d:
+                    report.convs_left += 1
+                    report.grouped_in_torch += _conv_ok(m) and _keep_in_torch(m, grouped)
+                else:
+                    _rewrite_modules(m, dtype, report, grouped)
                 out.append(m)
                 i += 1
             setattr(root, name, nn.Sequential(*out))
         elif type(child) is nn.Conv2d:
-            if _conv_ok(child):
+            if _conv_ok(child) and not _keep_in_torch(child, grouped):
                 setattr(root, name, _make(child, None, None, False, dtype))
                 report.convs += 1
             else:
                 report.convs_left += 1
+                report.grouped_in_torch += _conv_ok(child) and _keep_in_torch(child, grouped)
         else:
-            _rewrite_modules(child, dtype, report)
+            _rewrite_modules(child, dtype, report, grouped)
     return root
 
 
@@ -475,7 +525,7 @@ def _default_dtype(model):
     return torch.bfloat16
 
 
-def optimize(model, dtype=None, report=False):
+def optimize(model, dtype=None, report=False, grouped=False):
     """An inference copy of `model` (an nn.Module in eval mode) with its convolutions on igemm.
 
     dtype: the compute dtype of the returned model (torch.bfloat16 or torch.float16; default:
@@ -486,7 +536,11 @@ def optimize(model, dtype=None, report=False):
 
     Returns the optimized module (a torch.fx.GraphModule, or a copy of `model` when fx cannot
     trace it), or (module, OptimizeReport) with report=True. Raises ValueError for a model in
-    training mode, TypeError for another dtype."""
+    training mode, TypeError for another dtype.
+
+    grouped: also run grouped and depthwise convs on igemm. By default they stay torch convs (a
+    following BatchNorm folded into their weights): igemm's general path for them is slower than
+    torch's kernels today (docs/perf.md)."""
     if not isinstance(model, nn.Module):
         raise TypeError("model is a %s: expected a torch.nn.Module" % type(model).__name__)
     if model.training:
@@ -504,10 +558,10 @@ def optimize(model, dtype=None, report=False):
     except Exception:  # data-dependent control flow and the like: module by module
         gm = None
     if gm is not None:
-        out = _rewrite_graph(gm, dtype, rep)
+        out = _rewrite_graph(gm, dtype, rep, grouped)
     else:
         rep.traced = False
-        out = _rewrite_modules(src, dtype, rep)
+        out = _rewrite_modules(src, dtype, rep, grouped)
     _replace_pools(out, rep)
     for m in out.modules():
         if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d)) or list(m.children()):

@@ -31,9 +31,9 @@ def rel_err(a, b):
     return ((a - b).abs().max() / a.abs().max().clamp_min(1e-30)).item()
 
 
-def check_cpu(model, x, want=None, tol=1e-5):
+def check_cpu(model, x, want=None, tol=1e-5, **kw):
     model = randomize(model)
-    opt, rep = igemm.optimize(model, dtype=torch.float32, report=True)
+    opt, rep = igemm.optimize(model, dtype=torch.float32, report=True, **kw)
     with torch.no_grad():
         ref = model(x)
         got = opt(x.contiguous(memory_format=torch.channels_last))
@@ -149,7 +149,11 @@ def test_grouped_depthwise_dilated_same():
         nn.ReLU(),
         nn.Conv2d(16, 16, 5, stride=2, padding=2, groups=16), nn.BatchNorm2d(16), nn.SiLU(),
         nn.Conv2d(16, 3, 1, padding="valid"))
-    check_cpu(m, torch.randn(2, 8, 13, 12), dict(convs=3, batchnorms=2, activations=2, residuals=0))
+    x = torch.randn(2, 8, 13, 12)
+    check_cpu(m, x, dict(convs=3, batchnorms=2, activations=2, residuals=0), grouped=True)
+    # default: the grouped and depthwise convs stay torch convs with their BatchNorm folded in
+    _, rep = check_cpu(m, x, dict(convs=1, batchnorms=2, activations=0, residuals=0))
+    assert rep.grouped_in_torch == 2 and rep.convs_left == 2
 
 
 def test_untraceable_model_falls_back():
@@ -209,17 +213,20 @@ try:
 except Exception:
     pass
 
-NETS = {  # name -> (convs, batchnorms, residuals, max pools) the rewrite must find
-    "resnet18": (20, 20, 8, 1),
-    "resnet50": (53, 53, 16, 1),
-    "resnext50_32x4d": (53, 53, 16, 1),
-    "mobilenet_v2": (52, 52, 10, 0),
-    "mobilenet_v3_large": (62, 46, 10, 0),
-    "efficientnet_b0": (81, 49, 9, 0),
-    "regnet_y_400mf": (85, 53, 16, 0),
-    "convnext_tiny": (22, 0, 0, 0),
-    "vgg11_bn": (8, 8, 0, 5),
+NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, max pools, grouped convs kept in
+    # torch) the rewrite must find with the default grouped=False; with grouped=True every conv
+    # goes to igemm (GROUPED_ALL: convs, batchnorms)
+    "resnet18": (20, 20, 8, 1, 0),
+    "resnet50": (53, 53, 16, 1, 0),
+    "resnext50_32x4d": (37, 53, 16, 1, 16),
+    "mobilenet_v2": (35, 52, 10, 0, 17),
+    "mobilenet_v3_large": (47, 46, 10, 0, 15),
+    "efficientnet_b0": (65, 49, 9, 0, 16),
+    "regnet_y_400mf": (69, 53, 16, 0, 16),
+    "convnext_tiny": (4, 0, 0, 0, 18),
+    "vgg11_bn": (8, 8, 0, 5, 0),
 }
+GROUPED_ALL = {"mobilenet_v2": (52, 52), "resnext50_32x4d": (53, 53), "convnext_tiny": (22, 0)}
 
 
 @pytest.mark.skipif(tv is None, reason="needs torchvision")
@@ -231,10 +238,17 @@ def test_torchvision_cpu(name):
             with torch.no_grad():
                 m.layer_scale.fill_(0.5)
     x = torch.randn(1, 3, 96, 96)
-    convs, bns, res, pools = NETS[name]
+    convs, bns, res, pools, grouped = NETS[name]
     _, rep = check_cpu(model, x, tol=1e-4)
-    assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools) == (convs, bns, res, pools), rep
+    assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools, rep.grouped_in_torch) == (
+        convs, bns, res, pools, grouped), rep
     assert "BatchNorm2d" not in rep.left_in_torch and "MaxPool2d" not in rep.left_in_torch
+    if name in GROUPED_ALL:  # grouped=True: the grouped convs on igemm too, same function
+        model = randomize(getattr(tv.models, name)(weights=None))
+        opt, rep = igemm.optimize(model, dtype=torch.float32, report=True, grouped=True)
+        assert (rep.convs, rep.batchnorms, rep.grouped_in_torch) == GROUPED_ALL[name] + (0,), rep
+        with torch.no_grad():
+            assert rel_err(model(x), opt(x.contiguous(memory_format=torch.channels_last))) < 1e-4
 
 
 # ------------------------------------------------------------------ GPU
@@ -274,3 +288,16 @@ def test_torchvision_gpu_bf16(name):
         g.replay()
         torch.cuda.synchronize()
         assert torch.equal(static_y, out)
+
+
+def test_optimized_module_traces_fullgraph():
+    """torch.compile(fullgraph=True) traces an optimized model (the prepared-call lookup steps
+    aside while compiling); on the CPU the convs compute through torch's ops."""
+    m = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                      nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8))
+    opt = igemm.optimize(randomize(m), dtype=torch.float32)
+    x = torch.randn(2, 4, 10, 10).contiguous(memory_format=torch.channels_last)
+    with torch.no_grad():
+        ref = opt(x)
+        got = torch.compile(opt, backend="eager", fullgraph=True)(x)
+    assert rel_err(ref, got) < 1e-6
