@@ -70,7 +70,9 @@ typedef enum igemm_activation {
     IGEMM_ACT_GELU_TANH = 5,  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
     IGEMM_ACT_SILU = 6,       /* x * sigmoid(x) */
     IGEMM_ACT_SIGMOID = 7,
-    IGEMM_ACT_TANH = 8
+    IGEMM_ACT_TANH = 8,
+    IGEMM_ACT_HARDSWISH = 9,  /* x * min(max(x + 3, 0), 6) / 6 (MobileNetV3) */
+    IGEMM_ACT_HARDSIGMOID = 10 /* min(max(x + 3, 0), 6) / 6 */
 } igemm_activation_t;
 
 /* Which kernel path a plan may use. AUTO lets the planner choose the fastest that takes the

@@ -158,9 +158,9 @@ static igemm_status_t validate_desc(const igemm_conv2d_desc_t *d, igemm_conv_par
 
 igemm_status_t igemm_problem_validate_epilogue(const igemm_epilogue_t *e)
 {
-    if ((int)e->activation < IGEMM_ACT_NONE || (int)e->activation > IGEMM_ACT_TANH)
+    if ((int)e->activation < IGEMM_ACT_NONE || (int)e->activation > IGEMM_ACT_HARDSIGMOID)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
-                               "epilogue.activation = %d: not an igemm_activation_t (0..8)",
+                               "epilogue.activation = %d: not an igemm_activation_t (0..10)",
                                (int)e->activation);
     if (!isfinite(e->alpha))
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "epilogue.alpha = %g: must be finite", (double)e->alpha);

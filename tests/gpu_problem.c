@@ -46,7 +46,7 @@ igemm_epilogue_t epilogue_kind(int ek)
 void gen_epilogue(data_rng_t *g, igemm_epilogue_t *e)
 {
     *e = igemm_epilogue_default();
-    e->activation = (igemm_activation_t)data_rng_int(g, 0, 8);
+    e->activation = (igemm_activation_t)data_rng_int(g, 0, 10);
     e->act_param = (float)data_rng_uniform(g, 0.0, 0.5);
     e->has_scale = (int)(data_rng_next(g) & 1);
     e->has_bias = (int)(data_rng_next(g) & 1);

@@ -21,9 +21,9 @@ uint64_t test_seed(uint64_t def)
 
 static const char *act_str(int a)
 {
-    static const char *names[] = {"none", "relu", "relu6", "leaky", "gelu_erf",
-                                  "gelu_tanh", "silu", "sigmoid", "tanh"};
-    return a >= 0 && a <= 8 ? names[a] : "?";
+    static const char *names[] = {"none", "relu", "relu6", "leaky", "gelu_erf", "gelu_tanh",
+                                  "silu", "sigmoid", "tanh", "hardswish", "hardsigmoid"};
+    return a >= 0 && a <= 10 ? names[a] : "?";
 }
 
 void conv_desc_str(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, char *buf, size_t n)

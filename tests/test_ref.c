@@ -278,7 +278,7 @@ TEST(ref_activation_applied)
     /* one pixel, x = 1, k = 4 filters with values v: y = act(v) for every activation */
     igemm_conv2d_desc_t d = mkdesc(1, 1, 1, 1, 4, 1, 1);
     double x[1] = {1}, w[4] = {-2, -0.5, 0.5, 8}, y[4];
-    static const double expect[9][4] = {
+    static const double expect[11][4] = {
         {-2, -0.5, 0.5, 8},                                               /* none */
         {0, 0, 0.5, 8},                                                   /* relu */
         {0, 0, 0.5, 6},                                                   /* relu6 */
@@ -288,8 +288,10 @@ TEST(ref_activation_applied)
         {-0.2384058440442351, -0.1887703343990727, 0.3112296656009273, 7.997317198956269}, /* silu */
         {0.11920292202211755, 0.3775406687981454, 0.6224593312018546, 0.9996646498695336}, /* sigmoid */
         {-0.9640275800758169, -0.46211715726000974, 0.46211715726000974, 0.9999997749296758}, /* tanh */
+        {-2.0 / 6.0, -0.5 * 2.5 / 6.0, 0.5 * 3.5 / 6.0, 8},               /* hardswish */
+        {1.0 / 6.0, 2.5 / 6.0, 3.5 / 6.0, 1},                             /* hardsigmoid */
     };
-    for (int a = 0; a <= 8; a++) {
+    for (int a = 0; a <= 10; a++) {
         igemm_epilogue_t e = igemm_epilogue_default();
         e.activation = (igemm_activation_t)a;
         e.act_param = 0.25f;

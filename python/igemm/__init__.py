@@ -61,7 +61,8 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=
       residual    added as beta * residual; the output's shape, layout and dtype.
       alpha, beta floats.
       activation  None, 'relu', 'relu6', 'leaky_relu' (slope 0.01) or ('leaky_relu', slope),
-                  'gelu' (erf), 'gelu_tanh', 'silu', 'sigmoid', 'tanh'.
+                  'gelu' (erf), 'gelu_tanh', 'silu', 'sigmoid', 'tanh', 'hardswish',
+                  'hardsigmoid'.
       out_dtype   output dtype (default: the input dtype); float16, bfloat16 or float32.
 
     torch CUDA tensors: x (N, C, H, W), w (K, C/groups, R, S) of float16 or bfloat16 in

@@ -18,10 +18,12 @@ ACTIVATIONS = {
     "swish": Activation.SILU,
     "sigmoid": Activation.SIGMOID,
     "tanh": Activation.TANH,
+    "hardswish": Activation.HARDSWISH,
+    "hardsigmoid": Activation.HARDSIGMOID,
 }
 DEFAULT_LEAKY_SLOPE = 0.01
 _ACT_NAMES = "None, 'relu', 'relu6', 'leaky_relu', ('leaky_relu', slope), 'gelu', " \
-             "'gelu_tanh', 'silu', 'sigmoid', 'tanh'"
+             "'gelu_tanh', 'silu', 'sigmoid', 'tanh', 'hardswish', 'hardsigmoid'"
 
 
 def _is_int(v):

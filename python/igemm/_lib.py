@@ -46,6 +46,8 @@ class Activation(enum.IntEnum):
     SILU = 6
     SIGMOID = 7
     TANH = 8
+    HARDSWISH = 9
+    HARDSIGMOID = 10
 
 
 class Path(enum.IntEnum):

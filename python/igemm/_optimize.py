@@ -11,8 +11,8 @@ IgemmConv2d and takes in, when it is the only user of the value before it,
      weights are not rescaled, so they round to bf16/fp16 exactly as torch's own would);
   2. a following residual add (`a + b`, `torch.add`, `+=`) of a value computed before it;
   3. a following activation the epilogue has (ReLU, ReLU6 / Hardtanh(0, 6), LeakyReLU, GELU erf
-     and tanh, SiLU, Sigmoid, Tanh; modules, functions and tensor methods).
-Everything else (Hardswish, LayerNorm, pooling, linear layers, a model fx cannot trace) stays
+     and tanh, SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid; modules, functions and tensor methods).
+Everything else (LayerNorm, average pooling, linear layers, a model fx cannot trace) stays
 in torch. A model fx cannot trace still has its Conv2d modules replaced one by one, with a
 BatchNorm2d and an activation that follow them inside an nn.Sequential folded in.
 
@@ -41,7 +41,8 @@ def _torch_act(name, param):
     return {
         "relu": F.relu, "relu6": F.relu6, "silu": F.silu, "sigmoid": torch.sigmoid,
         "tanh": torch.tanh, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
-        "leaky_relu": lambda t: F.leaky_relu(t, param),
+        "leaky_relu": lambda t: F.leaky_relu(t, param), "hardswish": F.hardswish,
+        "hardsigmoid": F.hardsigmoid,
     }[name]
 
 
@@ -245,6 +246,10 @@ def _act_of_module(m):
         return ("sigmoid", 0.01)
     if t is nn.Tanh:
         return ("tanh", 0.01)
+    if t is nn.Hardswish:
+        return ("hardswish", 0.01)
+    if t is nn.Hardsigmoid:
+        return ("hardsigmoid", 0.01)
     if t is nn.GELU:
         return ("gelu_tanh" if m.approximate == "tanh" else "gelu", 0.01)
     if t is nn.LeakyReLU:
@@ -256,6 +261,7 @@ _ACT_FUNCS = {
     F.relu: "relu", torch.relu: "relu", torch.relu_: "relu", F.relu_: "relu",
     F.relu6: "relu6", F.silu: "silu", torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid",
     torch.tanh: "tanh", F.tanh: "tanh", F.gelu: "gelu", F.leaky_relu: "leaky_relu",
+    F.hardswish: "hardswish", F.hardsigmoid: "hardsigmoid",
 }
 _ACT_METHODS = {"relu": "relu", "relu_": "relu", "sigmoid": "sigmoid", "sigmoid_": "sigmoid",
                 "tanh": "tanh", "tanh_": "tanh"}
@@ -282,7 +288,7 @@ def _act_of_node(node, modules):
             if kw or not isinstance(slope, (int, float)):
                 return None
             return ("leaky_relu", float(slope))
-        if name == "relu6" or name == "relu":
+        if name in ("relu6", "relu", "hardswish", "hardsigmoid"):  # their inplace flag
             extra = [a for a in extra if not isinstance(a, bool)]
         return (name, 0.01) if not extra and not kw else None
     if node.op == "call_method" and node.target in _ACT_METHODS:

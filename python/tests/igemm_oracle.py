@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 ACTS = ["none", "relu", "relu6", "leaky_relu", ("leaky_relu", 0.2), "gelu", "gelu_tanh",
-        "silu", "sigmoid", "tanh"]
+        "silu", "sigmoid", "tanh", "hardswish", "hardsigmoid"]
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -31,6 +31,10 @@ def act_f64(name, v, param):
         return 1.0 / (1.0 + np.exp(-v))
     if name == "tanh":
         return np.tanh(v)
+    if name == "hardswish":
+        return v * np.clip(v + 3.0, 0.0, 6.0) / 6.0
+    if name == "hardsigmoid":
+        return np.clip(v + 3.0, 0.0, 6.0) / 6.0
     raise ValueError(name)
 
 

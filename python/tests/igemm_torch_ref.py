@@ -38,6 +38,10 @@ def act_f64(name, v, param):
         return torch.sigmoid(v)
     if name == "tanh":
         return torch.tanh(v)
+    if name == "hardswish":
+        return v * (v + 3.0).clamp(0.0, 6.0) / 6.0
+    if name == "hardsigmoid":
+        return (v + 3.0).clamp(0.0, 6.0) / 6.0
     raise ValueError(name)
 
 

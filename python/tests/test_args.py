@@ -62,6 +62,8 @@ def test_padding_bad():
     ("silu", "silu", Activation.SILU, 0.01),
     ("sigmoid", "sigmoid", Activation.SIGMOID, 0.01),
     ("tanh", "tanh", Activation.TANH, 0.01),
+    ("Hardswish", "hardswish", Activation.HARDSWISH, 0.01),
+    ("hardsigmoid", "hardsigmoid", Activation.HARDSIGMOID, 0.01),
 ])
 def test_activation(spec, name, code, param):
     n, p = _args.activation(spec)

@@ -81,7 +81,8 @@ def test_residual_block(act):
 @pytest.mark.parametrize("act,name", [
     (nn.ReLU6(), "relu6"), (nn.Hardtanh(0.0, 6.0), "relu6"), (nn.SiLU(), "silu"),
     (nn.GELU(), "gelu"), (nn.GELU(approximate="tanh"), "gelu_tanh"), (nn.Sigmoid(), "sigmoid"),
-    (nn.Tanh(), "tanh"), (nn.LeakyReLU(0.2), "leaky_relu")])
+    (nn.Tanh(), "tanh"), (nn.LeakyReLU(0.2), "leaky_relu"), (nn.Hardswish(), "hardswish"),
+    (nn.Hardsigmoid(), "hardsigmoid")])
 def test_activation_modules(act, name):
     m = nn.Sequential(nn.Conv2d(4, 6, 3, stride=2, padding=(1, 2), bias=True), nn.BatchNorm2d(6),
                       act)

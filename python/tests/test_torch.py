@@ -15,7 +15,7 @@ if igemm.device_count() == 0:
     pytest.skip("libigemm sees no CUDA device (built without CUDA?)", allow_module_level=True)
 
 ACTS = [None, "relu", "relu6", "leaky_relu", ("leaky_relu", 0.2), "gelu", "gelu_tanh", "silu",
-        "sigmoid", "tanh"]
+        "sigmoid", "tanh", "hardswish", "hardsigmoid"]
 DTYPES = [torch.bfloat16, torch.float16]
 OUT_DTYPES = [None, torch.float32, torch.bfloat16, torch.float16]
 

@@ -26,6 +26,8 @@
     case IGEMM_ACT_SILU: return v / ((T)1 + EXP(-v));                                                     \
     case IGEMM_ACT_SIGMOID: return (T)1 / ((T)1 + EXP(-v));                                               \
     case IGEMM_ACT_TANH: return TANH(v);                                                                  \
+    case IGEMM_ACT_HARDSWISH: return v * (MIN(MAX(v + (T)3, (T)0), (T)6) / (T)6);                          \
+    case IGEMM_ACT_HARDSIGMOID: return MIN(MAX(v + (T)3, (T)0), (T)6) / (T)6;                              \
     default: return v;                                                                                    \
     }
 
