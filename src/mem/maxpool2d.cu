@@ -2,7 +2,7 @@
  * maxpool2d.cu — max pooling over NHWC (igemm_maxpool2d): a memory-bound kernel, judged against
  * its bytes floor (x read once, y written once).
  *
- * Algorithm: one thread per (output pixel, group of V channels), grid-stride over
+ * Algorithm (maxpool2d_kernel<T2, V, I>): one thread per (output pixel, group of V channels), grid-stride over
  * N * P * Q * C / V: V = 8 (one 16-byte load per in-image tap, one 16-byte store) when C % 8 == 0
  * and both pointers are 16-byte aligned, else V = 1. The window's in-image taps are read in
  * (r, s) order and the max kept per channel with __hmax2_nan / __hmax_nan (NaN propagates, as in
@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../common/launch.h"
 #include "../error.h"
 #include "../pool.h"
 #include "../ptx/griddepcontrol.cuh"
@@ -45,30 +46,57 @@ static __device__ __forceinline__ void pool_griddep(void)
 template <typename T2> struct pool_ops;
 template <> struct pool_ops<__half2> {
     typedef __half T;
-    static __device__ __forceinline__ __half2 neg_inf2() { return __halves2half2(__ushort_as_half(0xfc00u), __ushort_as_half(0xfc00u)); }
     static __device__ __forceinline__ __half neg_inf() { return __ushort_as_half(0xfc00u); }
     static __device__ __forceinline__ __half2 max2(__half2 a, __half2 b) { return __hmax2_nan(a, b); }
     static __device__ __forceinline__ __half max1(__half a, __half b) { return __hmax_nan(a, b); }
 };
 template <> struct pool_ops<__nv_bfloat162> {
     typedef __nv_bfloat16 T;
-    static __device__ __forceinline__ __nv_bfloat162 neg_inf2() { return __halves2bfloat162(__ushort_as_bfloat16(0xff80u), __ushort_as_bfloat16(0xff80u)); }
     static __device__ __forceinline__ __nv_bfloat16 neg_inf() { return __ushort_as_bfloat16(0xff80u); }
     static __device__ __forceinline__ __nv_bfloat162 max2(__nv_bfloat162 a, __nv_bfloat162 b) { return __hmax2_nan(a, b); }
     static __device__ __forceinline__ __nv_bfloat16 max1(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmax_nan(a, b); }
 };
 
-/* V = 8: 16-byte loads and stores (C % 8 == 0, aligned pointers) */
-template <typename T2, typename I>
-__global__ void __launch_bounds__(POOL_THREADS) maxpool2d_vec8_kernel(const __grid_constant__ pool_args_t a)
+/* What one thread loads per tap: V = 8 channels as a uint4 (16-byte load, 4 pair maxes) or one
+ * channel. */
+template <typename T2, int V> struct pool_unit;
+template <typename T2> struct pool_unit<T2, 8> {
+    typedef uint4 U;
+    static __device__ __forceinline__ U neg_inf()
+    {
+        const typename pool_ops<T2>::T ni = pool_ops<T2>::neg_inf();
+        const uint32_t p = (uint32_t)(*(const uint16_t *)&ni) * 0x10001u;
+        return make_uint4(p, p, p, p);
+    }
+    static __device__ __forceinline__ U load(const U *src) { return __ldg(src); }
+    static __device__ __forceinline__ U max(U a, U v)
+    {
+        T2 *pa = (T2 *)&a;
+        const T2 *pv = (const T2 *)&v;
+#pragma unroll
+        for (int j = 0; j < 4; j++) pa[j] = pool_ops<T2>::max2(pa[j], pv[j]);
+        return a;
+    }
+};
+template <typename T2> struct pool_unit<T2, 1> {
+    typedef typename pool_ops<T2>::T U;
+    static __device__ __forceinline__ U neg_inf() { return pool_ops<T2>::neg_inf(); }
+    static __device__ __forceinline__ U load(const U *src) { return *src; }
+    static __device__ __forceinline__ U max(U a, U v) { return pool_ops<T2>::max1(a, v); }
+};
+
+/* V = 8 (C % 8 == 0, 16-byte aligned pointers) or V = 1 (any C, 2-byte alignment) */
+template <typename T2, int V, typename I>
+__global__ void __launch_bounds__(POOL_THREADS) maxpool2d_kernel(const __grid_constant__ pool_args_t a)
 {
-    typedef pool_ops<T2> ops;
+    typedef pool_unit<T2, V> unit;
+    typedef typename unit::U U;
     pool_griddep();
-    const I groups = (I)(a.c / 8);
+    const I groups = (I)(a.c / V);
     const I total = (I)(a.n * a.p * a.q) * groups;
     const I h = (I)a.h, w = (I)a.w, p = (I)a.p, q = (I)a.q;
-    const uint4 *x = (const uint4 *)a.x;
-    uint4 *y = (uint4 *)a.y;
+    const U *x = (const U *)a.x;
+    U *y = (U *)a.y;
     for (I i = (I)blockIdx.x * POOL_THREADS + threadIdx.x; i < total; i += (I)gridDim.x * POOL_THREADS) {
         const I g = i % groups;
         const I m = i / groups;
@@ -78,9 +106,7 @@ __global__ void __launch_bounds__(POOL_THREADS) maxpool2d_vec8_kernel(const __gr
         const I nn = t / p;
         const I ih0 = oh * (I)a.stride_h - (I)a.pad_top;
         const I iw0 = ow * (I)a.stride_w - (I)a.pad_left;
-        T2 best[4];
-#pragma unroll
-        for (int j = 0; j < 4; j++) best[j] = ops::neg_inf2();
+        U best = unit::neg_inf();
         for (I r = 0; r < (I)a.r; r++) {
             const I ih = ih0 + r * (I)a.dil_h;
             if (ih < 0 || ih >= h) continue;
@@ -88,45 +114,7 @@ __global__ void __launch_bounds__(POOL_THREADS) maxpool2d_vec8_kernel(const __gr
             for (I s = 0; s < (I)a.s; s++) {
                 const I iw = iw0 + s * (I)a.dil_w;
                 if (iw < 0 || iw >= w) continue;
-                uint4 v = __ldg(x + (row + iw) * groups + g);
-                const T2 *pv = (const T2 *)&v;
-#pragma unroll
-                for (int j = 0; j < 4; j++) best[j] = ops::max2(best[j], pv[j]);
-            }
-        }
-        y[i] = *(const uint4 *)best;
-    }
-}
-
-/* V = 1: any C, 2-byte alignment */
-template <typename T2, typename I>
-__global__ void __launch_bounds__(POOL_THREADS) maxpool2d_scalar_kernel(const __grid_constant__ pool_args_t a)
-{
-    typedef pool_ops<T2> ops;
-    typedef typename ops::T T;
-    pool_griddep();
-    const I c = (I)a.c;
-    const I total = (I)(a.n * a.p * a.q) * c;
-    const I h = (I)a.h, w = (I)a.w, p = (I)a.p, q = (I)a.q;
-    const T *x = (const T *)a.x;
-    T *y = (T *)a.y;
-    for (I i = (I)blockIdx.x * POOL_THREADS + threadIdx.x; i < total; i += (I)gridDim.x * POOL_THREADS) {
-        const I ch = i % c;
-        const I m = i / c;
-        const I ow = m % q;
-        const I t = m / q;
-        const I oh = t % p;
-        const I nn = t / p;
-        const I ih0 = oh * (I)a.stride_h - (I)a.pad_top;
-        const I iw0 = ow * (I)a.stride_w - (I)a.pad_left;
-        T best = ops::neg_inf();
-        for (I r = 0; r < (I)a.r; r++) {
-            const I ih = ih0 + r * (I)a.dil_h;
-            if (ih < 0 || ih >= h) continue;
-            for (I s = 0; s < (I)a.s; s++) {
-                const I iw = iw0 + s * (I)a.dil_w;
-                if (iw < 0 || iw >= w) continue;
-                best = ops::max1(best, x[((nn * h + ih) * w + iw) * c + ch]);
+                best = unit::max(best, unit::load(x + (row + iw) * groups + g));
             }
         }
         y[i] = best;
@@ -134,27 +122,19 @@ __global__ void __launch_bounds__(POOL_THREADS) maxpool2d_scalar_kernel(const __
 }
 
 template <typename T2>
-static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, int pdl, cudaStream_t stream)
+static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, int pdl, void *stream)
 {
     const int64_t total = a.n * a.p * a.q * (vec ? a.c / 8 : a.c);
     int64_t blocks = (total + POOL_THREADS - 1) / POOL_THREADS;
     if (blocks > (1 << 20)) blocks = 1 << 20; /* grid-stride beyond */
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr[1];
-    memset(&lc, 0, sizeof lc);
-    memset(attr, 0, sizeof attr);
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    lc.gridDim = dim3((unsigned)blocks, 1, 1);
-    lc.blockDim = dim3(POOL_THREADS, 1, 1);
-    lc.stream = stream;
-    lc.attrs = pdl ? attr : NULL;
-    lc.numAttrs = pdl ? 1 : 0;
+    igemm_launch_config_1d(&lc, attr, (unsigned)blocks, POOL_THREADS, 0, stream, pdl);
     if (vec)
-        return small ? cudaLaunchKernelEx(&lc, maxpool2d_vec8_kernel<T2, int32_t>, a)
-                     : cudaLaunchKernelEx(&lc, maxpool2d_vec8_kernel<T2, int64_t>, a);
-    return small ? cudaLaunchKernelEx(&lc, maxpool2d_scalar_kernel<T2, int32_t>, a)
-                 : cudaLaunchKernelEx(&lc, maxpool2d_scalar_kernel<T2, int64_t>, a);
+        return small ? cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 8, int32_t>, a)
+                     : cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 8, int64_t>, a);
+    return small ? cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 1, int32_t>, a)
+                 : cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 1, int64_t>, a);
 }
 
 extern "C" igemm_status_t igemm_maxpool2d_launch(const igemm_pool_params_t *p, const void *x, void *y, void *stream)
@@ -174,8 +154,8 @@ extern "C" igemm_status_t igemm_maxpool2d_launch(const igemm_pool_params_t *p, c
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (e == cudaSuccess)
         e = p->dtype == IGEMM_DTYPE_BF16
-                ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, major >= 9, (cudaStream_t)stream)
-                : pool_launch_dtype<__half2>(a, vec, small, major >= 9, (cudaStream_t)stream);
+                ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, major >= 9, stream)
+                : pool_launch_dtype<__half2>(a, vec, small, major >= 9, stream);
     if (e == cudaSuccess) e = cudaGetLastError();
     else (void)cudaGetLastError();
     if (e != cudaSuccess)

@@ -53,6 +53,7 @@
  */
 #include <stdlib.h>
 
+#include "../common/launch.h"
 #include "core/epilogue.cuh"
 #include "instances.h"
 
@@ -344,15 +345,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         /* with PDL like the conv kernel: its launch overlaps the conv kernel's last tiles */
         cudaLaunchConfig_t lc;
         cudaLaunchAttribute attr[1];
-        memset(&lc, 0, sizeof lc);
-        memset(attr, 0, sizeof attr);
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        lc.gridDim = dim3((unsigned)blocks, 1, 1);
-        lc.blockDim = dim3(256, 1, 1);
-        lc.stream = (cudaStream_t)stream;
-        lc.attrs = pl->pdl ? attr : NULL;
-        lc.numAttrs = pl->pdl ? 1 : 0;
+        igemm_launch_config_1d(&lc, attr, (unsigned)blocks, 256, 0, stream, pl->pdl);
         e = cudaLaunchKernelEx(&lc, igemm_sm90_splitk_reduce_kernel, a);
         if (e == cudaSuccess) e = cudaGetLastError();
         else (void)cudaGetLastError();
