@@ -377,6 +377,19 @@ IGEMM_API igemm_status_t igemm_maxpool2d(const igemm_pool2d_desc_t *desc, const 
 IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *desc,
                                                    const void *x, void *y);
 
+/* Creates a plan for a GEMM (desc and epi as igemm_gemm_reference; NULL epi: the identity),
+ * run with igemm_plan_run(plan, a, b, scale, bias, c, d, stream): A as x, B as w, C as the
+ * residual, D as y; described, queried and destroyed like a conv plan. Today the GEMM runs on
+ * the conv engine as 1x1 convs (a batch with a shared B over packed A and D as one conv of
+ * batch * M rows, other batches one conv each), which takes B stored N x K (IGEMM_B_NK) with
+ * packed rows (lda = k, ldb = k, ldd = n); other layouts return NOT_SUPPORTED with the reason
+ * (the GEMM kernels of issue 27 will take them). Returns SUCCESS, a validation status
+ * (INVALID_VALUE / OVERFLOW naming the field), NOT_SUPPORTED, NO_DEVICE, CUDA_ERROR or
+ * OUT_OF_MEMORY, as igemm_plan_create. EXPERIMENTAL. */
+IGEMM_API igemm_status_t igemm_gemm_plan_create(igemm_plan_t **plan, const igemm_gemm_desc_t *desc,
+                                                const igemm_epilogue_t *epi,
+                                                const igemm_plan_options_t *opts);
+
 /* Number of CUDA devices usable by igemm (0 when built without CUDA or when the driver
  * reports none). Never fails. */
 IGEMM_API int igemm_device_count(void);

@@ -7,6 +7,7 @@
  * naming the field and the value in a thread-local buffer (igemm_last_error).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,39 @@ IGEMM_API size_t igemm_plan_workspace_bytes(const igemm_plan_t *plan)
 
 static int aligned(const void *ptr, size_t a) { return ((uintptr_t)ptr % a) == 0; }
 
+IGEMM_API igemm_status_t igemm_gemm_plan_create(igemm_plan_t **plan_out, const igemm_gemm_desc_t *desc,
+                                                const igemm_epilogue_t *epi, const igemm_plan_options_t *opts)
+{
+    igemm_clear_error();
+    if (plan_out == NULL)
+        return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "plan = NULL: a place to store the plan is required");
+    *plan_out = NULL;
+    igemm_gemm_params_t g;
+    igemm_status_t st = igemm_gemm_problem_init(desc, epi, &g);
+    if (st) return st;
+    igemm_conv2d_desc_t conv;
+    int64_t launches, step[3];
+    const char *why = NULL;
+    if (!igemm_gemm_conv_mapping(&g, &conv, &launches, step, &why))
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED, "gemm: %s", why);
+    igemm_plan_t *plan = NULL;
+    st = igemm_plan_create(&plan, &conv, epi, opts);
+    if (st) return st;
+    plan->gemm_launches = launches;
+    memcpy(plan->gemm_step, step, sizeof plan->gemm_step);
+    char head[256];
+    snprintf(head, sizeof head, "GEMM %lld x %lld x %lld, batch %lld (%s), as a 1x1 conv of %lld rows: ",
+             (long long)g.m, (long long)g.n, (long long)g.k, (long long)g.batch,
+             launches > 1 ? "one launch per matrix" : g.batch > 1 ? "B shared: batch folded into M" : "one matrix",
+             (long long)conv.w);
+    const size_t hl = strlen(head), cap = sizeof plan->describe;
+    memmove(plan->describe + hl, plan->describe, cap - hl - 1);
+    plan->describe[cap - 1] = '\0';
+    memcpy(plan->describe, head, hl);
+    *plan_out = plan;
+    return IGEMM_STATUS_SUCCESS;
+}
+
 IGEMM_API igemm_status_t igemm_plan_run(igemm_plan_t *plan, const void *x, const void *w, const float *scale,
                                         const float *bias, const void *residual, void *y, void *stream)
 {
@@ -311,6 +345,17 @@ IGEMM_API igemm_status_t igemm_plan_run(igemm_plan_t *plan, const void *x, const
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
                                "current device = %d: the plan was created for device %d (call cudaSetDevice)", cur,
                                plan->dev.ordinal);
+    if (plan->gemm_launches > 1) { /* a GEMM batch: one conv per matrix */
+        for (int64_t i = 0; i < plan->gemm_launches; i++) {
+            run.x = (const char *)x + i * plan->gemm_step[0];
+            run.filter = (const char *)w + i * plan->gemm_step[1];
+            run.y = (char *)y + i * plan->gemm_step[2];
+            run.residual = residual ? (const char *)residual + i * plan->gemm_step[2] : NULL;
+            const igemm_status_t st = igemm_planner_run(plan, &run, stream);
+            if (st) return st;
+        }
+        return IGEMM_STATUS_SUCCESS;
+    }
     return igemm_planner_run(plan, &run, stream);
 #else
     (void)stream;

@@ -98,6 +98,41 @@ igemm_status_t igemm_gemm_problem_init(const igemm_gemm_desc_t *d, const igemm_e
     return IGEMM_STATUS_SUCCESS;
 }
 
+int igemm_gemm_conv_mapping(const igemm_gemm_params_t *g, igemm_conv2d_desc_t *conv, int64_t *launches,
+                            int64_t step[3], const char **why)
+{
+    if (g->b_kn) {
+        *why = "b_layout = IGEMM_B_KN (K x N): the conv engine reads B as an N x K filter (pass B N x K, "
+               "e.g. nn.Linear.weight, with IGEMM_B_NK)";
+        return 0;
+    }
+    if (g->lda != g->k || g->ldb != g->k || g->ldd != g->n) {
+        *why = "leading dimensions other than packed rows (lda = k, ldb = k, ldd = n): the conv engine reads "
+               "packed NHWC / KRSC tensors";
+        return 0;
+    }
+    const size_t in_b = igemm_dtype_size(g->in_dtype), out_b = igemm_dtype_size(g->out_dtype);
+    int64_t rows = g->m, n_launch = g->batch;
+    if (g->batch == 1) {
+        n_launch = 1;
+    } else if (g->stride_b == 0 && g->stride_a == g->m * g->k && g->stride_d == g->m * g->n) {
+        rows = g->batch * g->m; /* fits: bounded by the validated extents of A and D */
+        n_launch = 1;
+    }
+    memset(conv, 0, sizeof *conv);
+    conv->n = 1, conv->h = 1, conv->w = rows, conv->c = g->k, conv->k = g->n, conv->r = 1, conv->s = 1;
+    conv->groups = 1;
+    conv->stride_h = conv->stride_w = conv->dil_h = conv->dil_w = 1;
+    conv->x_dtype = conv->w_dtype = g->in_dtype;
+    conv->y_dtype = g->out_dtype;
+    *launches = n_launch;
+    step[0] = n_launch > 1 ? g->stride_a * (int64_t)in_b : 0;
+    step[1] = n_launch > 1 ? g->stride_b * (int64_t)in_b : 0;
+    step[2] = n_launch > 1 ? g->stride_d * (int64_t)out_b : 0;
+    *why = NULL;
+    return 1;
+}
+
 igemm_gemm_desc_t igemm_gemm_problem_packed(int64_t m, int64_t n, int64_t k, int64_t batch, int b_layout,
                                             igemm_dtype_t in_dtype, igemm_dtype_t out_dtype)
 {

@@ -26,6 +26,10 @@ struct igemm_plan {
     igemm_stage_t inner;        /* its plan (family NULL unless main rewrites) */
     igemm_stage_t fallback;     /* taken at run time when pointers are not 16-byte aligned and
                                    main needs them (family NULL if none) */
+    /* a GEMM plan (igemm_gemm_plan_create): the conv above computes one launch of the GEMM;
+     * a run repeats it gemm_launches times, A, B and D (and C) advancing by gemm_step bytes */
+    int64_t gemm_launches; /* 0: a conv plan */
+    int64_t gemm_step[3];
     void *workspace;            /* device memory: main's, inner's and fallback's parts */
     size_t workspace_bytes;
     char describe[2560];
