@@ -26,6 +26,7 @@ static void tol_parts(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, c
     double gain = 1.25;
     if (e && e->activation == IGEMM_ACT_LEAKY_RELU && fabs((double)e->act_param) > gain)
         gain = fabs((double)e->act_param);
+    if (e && e->activation == IGEMM_ACT_HARDSWISH) gain = 1.5; /* slope (2x + 3) / 6 <= 1.5 */
     *atol = sub_out + gain * (a * ldexp(kgemm, -19) + ldexp(a * kgemm + b + be, -22));
     *rtol = tol_out_ulp(d->y_dtype) + ldexp(1.0, -20);
 }

@@ -10,7 +10,8 @@
  *       a = |alpha| * |scale[kk]| (scale 1 if absent), Kg = r*s*(c/groups) terms of
  *       magnitude <= 1 (inputs in [-1, 1]): 2^-19 * Kg bounds the fp32 accumulation error
  *       (tensor-core truncation included, ~30x the observed rms), the 2^-22 term the fp32
- *       epilogue arithmetic; gain = max(1.25, |act_param|) bounds the activation's slope;
+ *       epilogue arithmetic; gain = max(1.25, |act_param|) bounds the activation's slope (1.5
+ *       for hardswish);
  *       sub_out = 2^-24 for f16 (subnormal spacing), else 0.
  * A missing tap, a wrong channel or a wrong epilogue operand gives errors of order |x*w| ~ 0.25
  * or more, far above atol for the shapes checked. Inputs, residual and bias must lie in [-1, 1],

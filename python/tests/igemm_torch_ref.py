@@ -67,7 +67,7 @@ RTOL = {torch.bfloat16: 2.0 ** -7, torch.float16: 2.0 ** -10, torch.float32: 1e-
 
 
 def tolerance(out_dtype, crs, alpha=1.0, scale=None, bias=None, residual=None, beta=1.0,
-              in_mag=1.0):
+              in_mag=1.0, act=None):
     """(rtol, atol): one output ulp, plus fp32 accumulation error over crs products of inputs
     of magnitude <= in_mag, plus fp32 rounding of the epilogue terms."""
     amp = abs(alpha) * (float(scale.abs().max()) if scale is not None and scale.numel() else 1.0)
@@ -75,6 +75,8 @@ def tolerance(out_dtype, crs, alpha=1.0, scale=None, bias=None, residual=None, b
         (abs(beta) * float(residual.abs().max()) if residual is not None and residual.numel()
          else 0.0)
     atol = 2.0 ** -21 * (crs * in_mag * in_mag * amp + terms + 1.0)
+    if act_name_param(act)[0] == "hardswish":
+        atol *= 1.5  # its slope (2x + 3) / 6 reaches 1.5
     if out_dtype == torch.float16:
         atol += 2.0 ** -24
     return RTOL[out_dtype], atol

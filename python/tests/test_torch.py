@@ -89,7 +89,7 @@ def run_config(cfg, seed=0, x_layout="channels_last"):
     ref = expected(x, w, cfg["stride"], cfg["pads"], cfg["dil"], cfg["groups"], bias, scale, res,
                    cfg["alpha"], cfg["beta"], cfg["act"])
     crs = cfg["c"] // cfg["groups"] * cfg["r"] * cfg["s"]
-    rtol, atol = tolerance(od, crs, cfg["alpha"], scale, bias, res, cfg["beta"])
+    rtol, atol = tolerance(od, crs, cfg["alpha"], scale, bias, res, cfg["beta"], act=cfg["act"])
     assert_close(y, ref, rtol, atol, str(cfg))
     return y
 
