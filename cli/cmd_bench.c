@@ -1,8 +1,10 @@
 /*
  * cmd_bench.c — `igemm bench`: times igemm on each shape, and with --vs cudnn cuDNN's fastest
- * algorithm on the same buffers in the same process (interleaved, timing.h), checks that both
- * outputs agree, and prints one table row per shape (and a CSV line with --csv), then the geomean
- * speedup. --fused runs bias + residual + ReLU on both sides.
+ * algorithm (with --vs cublas, on GEMM shapes, cuBLASLt's: cublaslt_baseline.h) on the same
+ * buffers in the same process (interleaved, timing.h), checks that both outputs agree, and prints
+ * one table row per shape (and a CSV line with --csv), then the geomean speedup. --fused runs
+ * bias + residual + ReLU on both sides (bias + ReLU against cuBLASLt). --gemm plans each shape with
+ * igemm_gemm_plan_create.
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include "gpu.h"
 
 #ifdef IGEMM_HAVE_CUDA
+#include "cublaslt_baseline.h"
 #include "cudnn_baseline.h"
 #include "cudnn_dl.h"
 #include "data.h"
@@ -35,6 +38,9 @@ typedef struct bench_env {
     cudnn_dl_t api;
     cudnn_dl_handle_t handle;
     int have_dnn;
+    cublaslt_api_t lt; /* --vs cublas */
+    void *lt_handle;
+    int have_blas;
     cudaStream_t stream;
     FILE *csv;
 } bench_env_t;
@@ -80,6 +86,55 @@ static void bench_open_cudnn(bench_env_t *env, const cli_opts_t *o)
     }
 }
 
+/* Times ours and cuBLASLt (interleaved) on a GEMM shape's sets; fills row. Returns 0, or -1 with a
+ * message in err. */
+static int bench_time_cublas(bench_env_t *env, const cli_shape_t *sh, const cli_opts_t *o, bench_row_t *row,
+                             timing_igemm_t *oc, timing_sets_t *sets, const float *hbias, char *err, size_t errlen)
+{
+    const igemm_conv2d_desc_t *d = &sh->desc;
+    const timing_cfg_t cfg = {o->warmup, o->iters, o->back_to_back};
+    cublaslt_baseline_t bc;
+    timing_result_t r, rb;
+    char berr[1024];
+    double mabs = 0.0;
+    int agree;
+    memset(&bc, 0, sizeof bc);
+    bc.api = &env->lt;
+    bc.handle = env->lt_handle;
+    bc.fused = o->fused;
+    bc.s = sets;
+    if (!cublaslt_takes(d) ||
+        cublaslt_baseline_setup(&bc, d, env->stream, o->back_to_back, row->algo, sizeof row->algo, berr,
+                                sizeof berr) != 0) {
+        if (cublaslt_takes(d)) fprintf(stderr, "igemm: %s: cuBLASLt: %s\n", sh->name, berr);
+        snprintf(row->status, sizeof row->status, cublaslt_takes(d) ? "cublas failed" : "not a GEMM");
+        (void)cudaGetLastError();
+        if (timing_run(timing_igemm_fn, oc, &cfg, sets->n, env->stream, &r, err, errlen) != 0) return -1;
+        row->ours_us = r.median_us;
+        row->ours_ok = 1;
+        return 0;
+    }
+    if (timing_run_pair(timing_igemm_fn, oc, cublaslt_baseline_fn, &bc, &cfg, sets->n, env->stream, &r, &rb, err,
+                        errlen) != 0) {
+        cublaslt_baseline_destroy(&bc);
+        return -1;
+    }
+    row->ours_us = r.median_us;
+    row->ours_ok = 1;
+    row->dnn_us = rb.median_us;
+    snprintf(row->status, sizeof row->status, "ok");
+    agree = cublaslt_baseline_compare(oc, &bc, d, o->fused ? hbias : NULL, env->stream, &mabs, berr, sizeof berr);
+    if (agree < 0) {
+        fprintf(stderr, "igemm: %s: comparison with cuBLASLt failed: %s\n", sh->name, berr);
+        snprintf(row->status, sizeof row->status, "compare failed");
+    } else if (!agree) {
+        snprintf(row->status, sizeof row->status, "MISMATCH vs cuBLASLt (max |d| %.3g)", mabs);
+        row->failed = 1;
+    }
+    cublaslt_baseline_destroy(&bc);
+    return 0;
+}
+
 /* Times ours (and cuDNN) on one shape on buffer sets holding the given host data; fills row.
  * Returns 0, or -1 with a message in err (row->status says FAILED). */
 static int bench_time_shape(bench_env_t *env, const cli_shape_t *sh, const cli_opts_t *o, bench_row_t *row,
@@ -113,6 +168,10 @@ static int bench_time_shape(bench_env_t *env, const cli_shape_t *sh, const cli_o
     oc.s = &sets;
     oc.use_bias = e->has_bias;
     oc.use_res = e->has_residual;
+    if (env->have_blas) {
+        rc = bench_time_cublas(env, sh, o, row, &oc, &sets, hbias, err, errlen);
+        goto fail;
+    }
     /* cuDNN set up first, then both timed interleaved (timing_run_pair: the same clock and power
      * states for both); ours alone where cuDNN is absent or fails */
     if (env->have_dnn) {
@@ -191,7 +250,13 @@ static int bench_shape(bench_env_t *env, const cli_shape_t *sh, const cli_opts_t
     }
     opts.path = o->path;
     opts.hints = cli_opts_hints(o);
-    CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
+    if (o->gemm) { /* the GEMM entry point: D[M, N] = A[M, K] B[N, K]^T of the 1x1 conv */
+        const igemm_gemm_desc_t g = igemm_gemm_desc_packed(d->n * d->h * d->w, d->k, d->c, 1, IGEMM_B_NK, d->x_dtype,
+                                                           d->y_dtype);
+        CLI_IG(igemm_gemm_plan_create(&plan, &g, &e, &opts));
+    } else {
+        CLI_IG(igemm_plan_create(&plan, d, &e, &opts));
+    }
     row->path = cli_path_name(igemm_plan_path(plan));
     CLI_IG(igemm_conv2d_sizes(d, &xe, &we, &ye));
     hx = malloc((size_t)xe * data_dtype_bytes(d->x_dtype));
@@ -277,6 +342,12 @@ static int bench_gpu(const cli_opts_t *o)
     sum.min_speed = INFINITY;
     gpu_device_line(dev, sizeof dev);
     if (o->vs_cudnn) bench_open_cudnn(&env, o);
+    if (o->vs_cublas) {
+        char why[512];
+        if (cublaslt_load(&env.lt, why, sizeof why) != 0) fprintf(stderr, "igemm: %s; benchmarking igemm alone\n", why);
+        else if (env.lt.Create(&env.lt_handle) != 0) fprintf(stderr, "igemm: cublasLtCreate failed\n");
+        else env.have_blas = 1;
+    }
     if ((ce = cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking)) != cudaSuccess) {
         fprintf(stderr, "igemm: cudaStreamCreateWithFlags: %s\n", cudaGetErrorString(ce));
         sum.failed = 1;
@@ -289,6 +360,7 @@ static int bench_gpu(const cli_opts_t *o)
             sum.failed = 1;
             goto done;
         }
+        /* the baseline's columns keep the cudnn_ names (scripts read them); --vs cublas fills them with cuBLASLt */
         fprintf(env.csv, "name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,groups,dtype,out_dtype,fused,path,"
                          "ours_us,cudnn_us,speedup,ours_tflops,cudnn_tflops,cudnn_algo,status,timing\n");
     }
@@ -300,7 +372,8 @@ static int bench_gpu(const cli_opts_t *o)
         if (o->fused_parts & CLI_FUSED_BIAS) strcat(parts, "+bias");
         if (o->fused_parts & CLI_FUSED_RESIDUAL) strcat(parts, "+residual");
         if (o->fused_parts & CLI_FUSED_RELU) strcat(parts, "+ReLU");
-        snprintf(fused, sizeof fused, "; fused (ours: %s; cuDNN: bias+residual+ReLU)", parts + 1);
+        snprintf(fused, sizeof fused, "; fused (ours: %s; %s)", parts + 1,
+                 o->vs_cublas ? "cuBLASLt: bias+ReLU" : "cuDNN: bias+residual+ReLU");
     }
     printf("igemm %s bench on %s; %s in, %s out%s%s%s; %d warm-up + median of %d runs %s, L2 %.0f MiB flushed by "
            "buffer rotation%s%s\n",
@@ -308,9 +381,16 @@ static int bench_gpu(const cli_opts_t *o)
            fused, o->has_hints ? "; hints " : "",
            o->has_hints ? o->hints_text : "", o->warmup, o->iters,
            o->back_to_back ? "(back to back: an event pair per 16 calls)" : "(an event pair per call)",
-           timing_l2_bytes() / 1048576.0, env.have_dnn ? "; vs cuDNN " : "", ver);
-    printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", "cudnn_us", "speedup", "ours_TF",
-           "cudnn_TF", "cudnn_algo", "status");
+           timing_l2_bytes() / 1048576.0, env.have_dnn ? "; vs cuDNN " : env.have_blas ? "; vs cuBLASLt" : "", ver);
+    {
+        const char *b = env.have_blas ? "cublas" : "cudnn";
+        char us[32], tf[32], al[32];
+        snprintf(us, sizeof us, "%s_us", b);
+        snprintf(tf, sizeof tf, "%s_TF", b);
+        snprintf(al, sizeof al, "%s_algo", b);
+        printf("%-26s %-8s %10s %10s %8s %8s %8s  %-24s %s\n", "name", "path", "ours_us", us, "speedup", "ours_TF", tf,
+               al, "status");
+    }
     fflush(stdout);
 
     for (int si = 0; si < o->shapes.n; si++) {
@@ -332,12 +412,14 @@ static int bench_gpu(const cli_opts_t *o)
         bench_report(&row, &sh->desc, o, env.csv, &sum);
     }
     if (sum.nspeed > 0)
-        printf("geomean speedup (cudnn_us / ours_us) over %d shapes: %.3f; min %.3f (%s)\n", sum.nspeed,
-               exp(sum.log_sum / sum.nspeed), sum.min_speed, sum.min_name);
+        printf("geomean speedup (%s_us / ours_us) over %d shapes: %.3f; min %.3f (%s)\n",
+               env.have_blas ? "cublas" : "cudnn", sum.nspeed, exp(sum.log_sum / sum.nspeed), sum.min_speed,
+               sum.min_name);
     if (sum.failed) printf("%d shape(s) failed\n", sum.failed);
 done:
     if (env.csv) fclose(env.csv);
     if (env.handle) (void)env.api.Destroy(env.handle);
+    if (env.lt_handle) (void)env.lt.Destroy(env.lt_handle);
     cudnn_dl_unload(&env.api);
     if (env.stream) (void)cudaStreamDestroy(env.stream); /* cleanup */
     return sum.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -4,7 +4,7 @@
  *
  *   igemm run   [--shape S | --shapes FILE] [--dtype D] [--out-dtype D] [--path P] [--iters N] ...
  *   igemm check [--shape S | --shapes FILE] [--dtype D] [--out-dtype D] [--epilogue E] [--path P] ...
- *   igemm bench [--shape S | --shapes FILE] [--vs cudnn] [--fused] [--dtype D] [--csv OUT] ...
+ *   igemm bench [--shape S | --shapes FILE] [--vs cudnn|cublas] [--gemm] [--fused] [--dtype D] [--csv OUT] ...
  *   igemm info
  *
  * Exit status: 0 success; 1 a failure (a check failed, a shape failed, a malformed shape
@@ -29,13 +29,15 @@ static void usage(FILE *f)
             "          without a GPU, runs the CPU reference on a small layer instead\n"
             "  check   compare igemm against the GPU direct path (every element) and the library's\n"
             "          exact reference (sampled elements), with y poisoned before each run\n"
-            "  bench   time igemm (and cuDNN with --vs cudnn) in one process, one table\n"
+            "  bench   time igemm (and cuDNN with --vs cudnn, cuBLASLt with --vs cublas) in one\n"
+            "          process, one table\n"
             "  info    version, GPU, usable kernel paths, cuDNN\n"
             "  help    this message\n"
             "\n"
             "options (run, check, bench):\n"
             "  --shape S        name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w[,groups]\n"
-            "                   (the name is optional; may be repeated)\n"
+            "                   (the name is optional; may be repeated), or a GEMM name,m,n,k\n"
+            "                   (D[m,n] = A[m,k] B[n,k]^T, run as the 1x1 conv it is)\n"
             "  --shapes FILE    shape file: one such line per layer, '#' comments\n"
             "  --dtype D        input type: bf16 (default) or fp16\n"
             "  --out-dtype D    output type: bf16, fp16 or f32 (default: the input type)\n"
@@ -64,6 +66,9 @@ static void usage(FILE *f)
             "  --seed N         data seed (default 1)\n"
             "options (bench):\n"
             "  --vs cudnn       also time cuDNN (cudnnConvolutionForward, best algorithm)\n"
+            "  --vs cublas      also time cuBLASLt on GEMM shapes (best of its heuristic's top 8;\n"
+            "                   with --fused its EPILOGUE_RELU_BIAS against our bias + ReLU)\n"
+            "  --gemm           plan the shapes (GEMM lines) with igemm_gemm_plan_create\n"
             "  --fused          bias + residual + ReLU epilogue on both sides\n"
             "                   (cuDNN: cudnnConvolutionBiasActivationForward)\n"
             "  --fused-parts L  with --fused: our epilogue runs only the parts named by the letters\n"
@@ -72,7 +77,7 @@ static void usage(FILE *f)
             "  --csv OUT        also write the results as CSV\n"
             "\n"
             "exit status: 0 ok, 1 failure, 2 usage error, 3 no usable CUDA GPU\n"
-            "environment: IGEMM_CUDNN_LIB = path of libcudnn to load\n");
+            "environment: IGEMM_CUDNN_LIB / IGEMM_CUBLASLT_LIB = path of libcudnn / libcublasLt to load\n");
 }
 
 /* The subcommands: name, the options each takes, whether its shapes are finished (default shape,

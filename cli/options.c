@@ -17,7 +17,7 @@ static const struct {
     {"--path", CLI_OPT_PATH, 1},     {"--epilogue", CLI_OPT_EPI, 1},      {"--samples", CLI_OPT_SAMPLES, 1},
     {"--seed", CLI_OPT_SEED, 1},     {"--vs", CLI_OPT_VS, 1},             {"--fused", CLI_OPT_FUSED, 0},
     {"--csv", CLI_OPT_CSV, 1},       {"--timing", CLI_OPT_TIMING, 1},     {"--sets", CLI_OPT_SETS, 1},
-    {"--hints", CLI_OPT_HINTS, 1},   {"--fused-parts", CLI_OPT_FUSED_PARTS, 1},
+    {"--hints", CLI_OPT_HINTS, 1},   {"--fused-parts", CLI_OPT_FUSED_PARTS, 1}, {"--gemm", CLI_OPT_GEMM, 0},
 };
 
 /* Writes a printf-style message into err. Returns CLI_EXIT_USAGE. */
@@ -118,9 +118,12 @@ static int opts_apply(cli_opts_t *o, unsigned bit, const char *val, char *err, s
                               val);
         return CLI_EXIT_OK;
     case CLI_OPT_VS:
-        if (strcmp(val, "cudnn") != 0) return opts_usage(err, errlen, "--vs '%s': only 'cudnn' is supported", val);
-        o->vs_cudnn = 1;
+        if (strcmp(val, "cudnn") == 0) o->vs_cudnn = 1;
+        else if (strcmp(val, "cublas") == 0) o->vs_cublas = 1;
+        else return opts_usage(err, errlen, "--vs '%s': expected cudnn or cublas", val);
+        if (o->vs_cudnn && o->vs_cublas) return opts_usage(err, errlen, "--vs: one of cudnn and cublas");
         return CLI_EXIT_OK;
+    case CLI_OPT_GEMM: o->gemm = 1; return CLI_EXIT_OK;
     case CLI_OPT_FUSED: o->fused = 1; return CLI_EXIT_OK;
     case CLI_OPT_CSV: o->csv = val; return CLI_EXIT_OK;
     case CLI_OPT_TIMING:
@@ -178,6 +181,8 @@ int cli_opts_parse(cli_opts_t *o, int nargs, char **args, unsigned allowed, char
     }
     if (o->fused_parts_set && !o->fused)
         return opts_usage(err, errlen, "%s: --fused-parts needs --fused", o->cmd);
+    /* cuBLASLt's fused GEMM epilogue is bias + ReLU: ours runs the same unless told otherwise */
+    if (o->vs_cublas && o->fused && !o->fused_parts_set) o->fused_parts = CLI_FUSED_BIAS | CLI_FUSED_RELU;
     return CLI_EXIT_OK;
 }
 
@@ -196,6 +201,10 @@ int cli_opts_finish(cli_opts_t *o, char *err, size_t errlen)
         cli_shape_t *s = &o->shapes.v[i];
         s->desc.x_dtype = s->desc.w_dtype = o->dtype;
         s->desc.y_dtype = o->out_dtype;
+        if (o->gemm && !s->gemm) {
+            snprintf(err, errlen, "--gemm: shape '%s' is a conv, not a GEMM line (name,m,n,k)", s->name);
+            return CLI_EXIT_USAGE;
+        }
         if (igemm_conv2d_validate(&s->desc) != IGEMM_STATUS_SUCCESS) {
             if (s->file) {
                 snprintf(err, errlen, "%s:%d: shape '%s': %s", s->file, s->line, s->name, igemm_last_error());

@@ -44,7 +44,8 @@ enum {
     CLI_OPT_TIMING = 1u << 13,
     CLI_OPT_SETS = 1u << 14,
     CLI_OPT_HINTS = 1u << 15,
-    CLI_OPT_FUSED_PARTS = 1u << 16
+    CLI_OPT_FUSED_PARTS = 1u << 16,
+    CLI_OPT_GEMM = 1u << 17
 };
 
 /* bench --fused-parts letters: which parts of the fused epilogue our kernels run. */
@@ -58,7 +59,7 @@ enum { CLI_FUSED_BIAS = 1u << 0, CLI_FUSED_RESIDUAL = 1u << 1, CLI_FUSED_RELU = 
 #define CLI_OPTS_CHECK (CLI_OPTS_COMMON | CLI_OPT_EPI | CLI_OPT_SAMPLES | CLI_OPT_SEED)
 #define CLI_OPTS_BENCH \
     (CLI_OPTS_COMMON | CLI_OPT_ITERS | CLI_OPT_WARMUP | CLI_OPT_TIMING | CLI_OPT_SETS | CLI_OPT_VS | CLI_OPT_FUSED | \
-     CLI_OPT_FUSED_PARTS | CLI_OPT_CSV)
+     CLI_OPT_FUSED_PARTS | CLI_OPT_CSV | CLI_OPT_GEMM)
 #define CLI_OPTS_INFO 0u
 
 typedef struct cli_opts {
@@ -70,7 +71,8 @@ typedef struct cli_opts {
     uint64_t seed;
     igemm_path_t path;
     unsigned epi_mask; /* check's epilogue cases (1 << CLI_EPI_x); 0 = none given */
-    int vs_cudnn, fused;
+    int vs_cudnn, vs_cublas, fused;
+    int gemm; /* --gemm: plan each shape with igemm_gemm_plan_create (every shape must be a GEMM) */
     unsigned fused_parts; /* --fused-parts (CLI_FUSED_*; default all): ours only, cuDNN runs all */
     int fused_parts_set;
     int back_to_back; /* --timing back-to-back */

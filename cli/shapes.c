@@ -134,6 +134,33 @@ static int cli_fill_desc(char **num, int nnum, const char *const *names, cli_sha
     return 0;
 }
 
+/* Fills out->desc from the 3 numbers m, n, k of a GEMM line: the 1x1 conv D = A B^T is. */
+static int cli_fill_gemm(char **num, cli_shape_t *out, char *err, size_t errlen)
+{
+    static const char *const names[3] = {"m", "n", "k"};
+    int64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        if (cli_parse_i64(num[i], &v[i]) != 0) {
+            cli_errf(err, errlen, "field '%s' = '%s' is not an integer", names[i], num[i]);
+            return -1;
+        }
+        if (v[i] < 1) {
+            cli_errf(err, errlen, "field '%s' = %lld must be >= 1", names[i], (long long)v[i]);
+            return -1;
+        }
+    }
+    memset(&out->desc, 0, sizeof out->desc);
+    out->desc.n = out->desc.h = 1;
+    out->desc.w = v[0];
+    out->desc.k = v[1];
+    out->desc.c = v[2];
+    out->desc.r = out->desc.s = out->desc.groups = 1;
+    out->desc.stride_h = out->desc.stride_w = out->desc.dil_h = out->desc.dil_w = 1;
+    out->desc.x_dtype = out->desc.w_dtype = out->desc.y_dtype = IGEMM_DTYPE_BF16;
+    out->gemm = 1;
+    return 0;
+}
+
 static int cli_set_name(const char *name, cli_shape_t *out, char *err, size_t errlen)
 {
     size_t len = strlen(name);
@@ -177,15 +204,16 @@ int cli_parse_shape_line(const char *line, cli_shape_t *out, char *err, size_t e
         return 0;
     }
     nf = cli_split(s, fields);
-    if (nf != CLI_SHAPE_FIELDS && nf != CLI_SHAPE_FIELDS + 1) {
-        cli_errf(err, errlen, "expected %d fields, got %d (%s)", CLI_SHAPE_FIELDS, nf,
-                 CLI_FIELD_LIST);
+    if (nf != CLI_SHAPE_FIELDS && nf != CLI_SHAPE_FIELDS + 1 && nf != 4) {
+        cli_errf(err, errlen, "expected %d fields, got %d (%s), or 4 for a GEMM (name,m,n,k)", CLI_SHAPE_FIELDS,
+                 nf, CLI_FIELD_LIST);
         free(buf);
         return -1;
     }
     memset(out, 0, sizeof *out);
     rc = cli_set_name(fields[0], out, err, errlen);
-    if (rc == 0) rc = cli_fill_desc(fields + 1, nf - 1, cli_field_names + 1, out, err, errlen);
+    if (rc == 0) rc = nf == 4 ? cli_fill_gemm(fields + 1, out, err, errlen)
+                              : cli_fill_desc(fields + 1, nf - 1, cli_field_names + 1, out, err, errlen);
     free(buf);
     return rc == 0 ? 1 : -1;
 }
@@ -209,19 +237,23 @@ int cli_parse_shape_arg(const char *arg, cli_shape_t *out, char *err, size_t err
     nf = cli_split(s, fields);
     named = nf >= 1 && cli_parse_i64(fields[0], &dummy) != 0;
     nnum = nf - named;
-    if (nf > CLI_MAX_SPLIT || (nnum != 13 && nnum != 14)) {
+    if (nf > CLI_MAX_SPLIT || (nnum != 13 && nnum != 14 && nnum != 3)) {
         cli_errf(err, errlen,
                  "--shape '%s': expected 13 numbers (n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,"
-                 "dil_h,dil_w), optionally a name before them and groups after them; got %d "
-                 "field%s",
+                 "dil_h,dil_w), optionally a name before them and groups after them, or 3 for a "
+                 "GEMM (m,n,k); got %d field%s",
                  arg, nf, nf == 1 ? "" : "s");
         free(buf);
         return -1;
     }
     memset(out, 0, sizeof *out);
     rc = named ? cli_set_name(fields[0], out, err, errlen) : 0;
-    if (rc == 0) rc = cli_fill_desc(fields + named, nnum, cli_field_names + 1, out, err, errlen);
-    if (rc == 0 && !named) {
+    if (rc == 0) rc = nnum == 3 ? cli_fill_gemm(fields + named, out, err, errlen)
+                                : cli_fill_desc(fields + named, nnum, cli_field_names + 1, out, err, errlen);
+    if (rc == 0 && !named && out->gemm) {
+        snprintf(out->name, sizeof out->name, "gemm_%lldx%lldx%lld", (long long)out->desc.w, (long long)out->desc.k,
+                 (long long)out->desc.c);
+    } else if (rc == 0 && !named) {
         const igemm_conv2d_desc_t *d = &out->desc;
         snprintf(out->name, sizeof out->name, "n%lld_%lldx%lldx%lld_k%lld_%lldx%lld_s%lld",
                  (long long)d->n, (long long)d->h, (long long)d->w, (long long)d->c,

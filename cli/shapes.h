@@ -26,6 +26,8 @@ typedef struct cli_shape {
     const char *file;         /* the shape file it came from (the path given to
                                  cli_load_shapes); NULL for --shape */
     int line;                 /* line in that file; 0 for --shape */
+    int gemm;                 /* given as a GEMM "name,m,n,k": desc is its 1x1 conv (n = h = 1,
+                                 w = m, c = k, k = n) */
 } cli_shape_t;
 
 typedef struct cli_shape_list {

@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: gemm (the GEMM suite against cuBLASLt), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -35,6 +35,11 @@ export CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
 # cuDNN for the benchmark: the pip wheel next to PyTorch, else the system one
 CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
 [ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9 && export LD_LIBRARY_PATH=$CUDNN_DIR:${LD_LIBRARY_PATH:-}
+# cuBLASLt for `bench --vs cublas`: the pip wheel beside PyTorch (what torch uses), else the toolkit's
+CUBLAS_DIR=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null)
+for f in "$CUBLAS_DIR"/libcublasLt.so.* "$CUDA_HOME"/lib64/libcublasLt.so.*; do
+  [ -f "$f" ] && [ -z "${IGEMM_CUBLASLT_LIB:-}" ] && export IGEMM_CUBLASLT_LIB=$f
+done
 SUMMARY=$OUT/summary.txt
 CHK=$OUT/checks.log   # smoke, check, sanitizer, SASS, ncu: one file (the device returns at most 8)
 if [ -z "${GPU_CHECK_APPEND:-}" ]; then : > "$CHK"; : > "$SUMMARY"; fi  # GPU_CHECK_APPEND=1: several calls, one set of logs
@@ -417,6 +422,17 @@ stage_profile() {
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 dev/probes/profile_model.py \
       --model "${PROFILE_MODEL:-resnet50}" --batch "${MODEL_BATCHES:-1,32}" > "$OUT/profile.log" 2>&1
   note "profile rc=$?"; grep "^==" "$OUT/profile.log" | tee -a "$SUMMARY"
+}
+stage_gemm() {
+  stamp gemm
+  # issue 27: the GEMM suite through igemm_gemm_plan_create against cuBLASLt (same process, same
+  # timing, L2 rotated), plain and with bias + ReLU (cuBLASLt's EPILOGUE_RELU_BIAS)
+  note "cuBLASLt: ${IGEMM_CUBLASLT_LIB:-not found}"
+  timeout 280 ./build/igemm bench --gemm --shapes bench/gemm_shapes.csv --vs cublas --csv "$OUT/gemm.csv" > "$OUT/gemm.log" 2>&1
+  note "gemm bench rc=$?: $(grep -E '^geomean' "$OUT/gemm.log")"
+  timeout 280 ./build/igemm bench --gemm --shapes bench/gemm_shapes.csv --vs cublas --fused >> "$OUT/gemm.log" 2>&1
+  note "gemm bench fused rc=$?: $(grep -E '^geomean' "$OUT/gemm.log" | tail -1)"
+  grep -vE "^\[" "$OUT/gemm.log" | tail -40 | tee -a "$SUMMARY" > /dev/null
 }
 stage_abfused() {
   stamp abfused

@@ -310,9 +310,19 @@ TEST(cli_shape_arg_forms)
     REQUIRE(cli_parse_shape_arg("g,1,8,8,16,16,3,3,1,1,1,1,1,1,2", &s, err, sizeof err) == 0);
     CHECK_EQ_INT(s.desc.groups, 2);
     CHECK(!strcmp(s.name, "g"));
-    CHECK_EQ_INT(cli_parse_shape_arg("1,2,3", &s, err, sizeof err), -1);
-    CHECK_MSG(strstr(err, "--shape '1,2,3'") != NULL && strstr(err, "13 numbers") != NULL,
+    CHECK_EQ_INT(cli_parse_shape_arg("1,2,3,4", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "--shape '1,2,3,4'") != NULL && strstr(err, "13 numbers") != NULL &&
+                  strstr(err, "GEMM (m,n,k)") != NULL,
               "err = '%s'", err);
+    /* a GEMM m,n,k: the 1x1 conv of m pixels, k channels in, n out */
+    REQUIRE(cli_parse_shape_arg("100,72,40", &s, err, sizeof err) == 0);
+    CHECK(s.gemm && s.desc.n == 1 && s.desc.h == 1 && s.desc.w == 100 && s.desc.k == 72 && s.desc.c == 40);
+    CHECK(s.desc.r == 1 && s.desc.s == 1 && s.desc.groups == 1 && s.desc.stride_h == 1 && s.desc.dil_w == 1);
+    CHECK(!strcmp(s.name, "gemm_100x72x40"));
+    REQUIRE(cli_parse_shape_arg("fc,32,1000,2048", &s, err, sizeof err) == 0);
+    CHECK(s.gemm && !strcmp(s.name, "fc") && s.desc.w == 32 && s.desc.k == 1000 && s.desc.c == 2048);
+    CHECK_EQ_INT(cli_parse_shape_arg("g,0,8,8", &s, err, sizeof err), -1);
+    CHECK_MSG(strstr(err, "field 'm' = 0 must be >= 1") != NULL, "err = '%s'", err);
     CHECK_EQ_INT(cli_parse_shape_arg("n,1,8,8,16,16,3,3,y,1,1,1,1,1", &s, err, sizeof err), -1);
     CHECK_MSG(strstr(err, "field 'stride_h' = 'y' is not an integer") != NULL, "err = '%s'", err);
     CHECK_EQ_INT(cli_parse_shape_arg("", &s, err, sizeof err), -1);
@@ -370,6 +380,27 @@ TEST(cli_load_shapes_errors_name_file_and_line)
     unlink(p1);
     unlink(p2);
     unlink(p3);
+}
+
+TEST(cli_load_gemm_shapes)
+{
+    /* bench/gemm_shapes.csv: GEMM lines name,m,n,k, read as 1x1 convs */
+    static char path[PATH_MAX + 64];
+    cli_shape_list_t list = {0};
+    char err[1024] = "";
+    snprintf(path, sizeof path, "%s/../bench/gemm_shapes.csv", tcli_exe_dir());
+    REQUIRE(access(path, R_OK) == 0);
+    REQUIRE(cli_load_shapes(path, &list, err, sizeof err) == 0);
+    CHECK(list.n >= 10);
+    int found = 0;
+    for (int i = 0; i < list.n; i++) {
+        const cli_shape_t *sh = &list.v[i];
+        CHECK(sh->gemm && sh->desc.r == 1 && sh->desc.s == 1 && sh->desc.n == 1 && sh->desc.h == 1);
+        if (!strcmp(sh->name, "llm_down"))
+            found = sh->desc.w == 8192 && sh->desc.k == 4096 && sh->desc.c == 14336;
+    }
+    CHECK(found);
+    cli_shape_list_free(&list);
 }
 
 TEST(cli_load_bench_shapes)
@@ -698,8 +729,14 @@ TEST(cli_bin_help_and_usage_errors)
     CHECK_EQ_INT(tcli_run("check --epilogue nope", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("check --path fastest", out, sizeof out), 2);
     CHECK_EQ_INT(tcli_run("info --shape 1,2", out, sizeof out), 2);
-    CHECK_EQ_INT(tcli_run("run --shape 1,2,3", out, sizeof out), 2);
+    CHECK_EQ_INT(tcli_run("run --shape 1,2,3,4", out, sizeof out), 2);
     CHECK(strstr(out, "13 numbers") != NULL);
+    CHECK_EQ_INT(tcli_run("bench --vs cublas --vs cudnn", out, sizeof out), 2);
+    CHECK(strstr(out, "one of cudnn and cublas") != NULL);
+    CHECK_EQ_INT(tcli_run("bench --vs mkl", out, sizeof out), 2);
+    CHECK(strstr(out, "expected cudnn or cublas") != NULL);
+    CHECK_EQ_INT(tcli_run("bench --gemm --shape 1,8,8,16,16,3,3,1,1,1,1,1,1", out, sizeof out), 2);
+    CHECK(strstr(out, "not a GEMM line") != NULL);
     /* Parses as a shape but the library rejects it: groups must divide c. */
     CHECK_EQ_INT(tcli_run("run --shape 1,8,8,15,16,3,3,1,1,1,1,1,1,2", out, sizeof out), 2);
     CHECK(strstr(out, "groups") != NULL);
