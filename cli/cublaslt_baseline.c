@@ -184,42 +184,11 @@ fail:
 int cublaslt_baseline_compare(timing_igemm_t *oc, cublaslt_baseline_t *c, const igemm_conv2d_desc_t *d,
                               const float *hbias, cudaStream_t stream, double *max_abs, char *err, size_t errlen)
 {
-    const size_t ysz = oc->s->y_bytes;
-    const int64_t n = (int64_t)(ysz / data_dtype_bytes(d->y_dtype));
-    void *a = malloc(ysz), *b = malloc(ysz);
     igemm_epilogue_t e = igemm_epilogue_default();
-    int ok = -1;
-    *max_abs = 0.0;
-    if (!a || !b) {
-        snprintf(err, errlen, "out of host memory");
-        goto fail;
-    }
-    if (timing_igemm_fn(oc, 0, stream, err, errlen) != 0) goto fail;
-    CLI_CU(cudaStreamSynchronize(stream));
-    CLI_CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
-    CLI_CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
-    if (cublaslt_baseline_fn(c, 0, stream, err, errlen) != 0) goto fail;
-    CLI_CU(cudaStreamSynchronize(stream));
-    CLI_CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
     if (c->fused) {
         e.has_bias = 1;
         e.activation = IGEMM_ACT_RELU;
     }
-    ok = 1;
-    for (int64_t i = 0; i < n; i++) {
-        const double x = data_get(a, i, d->y_dtype), y = data_get(b, i, d->y_dtype);
-        const double dd = fabs(x - y);
-        if (!(dd == dd)) {
-            ok = 0;
-            *max_abs = INFINITY;
-            break;
-        }
-        if (dd > *max_abs) *max_abs = dd;
-        if (dd > tol_conv_vs_fp32(d, &e, NULL, hbias, i % d->k, fmax(fabs(x), fabs(y)))) ok = 0;
-    }
-fail:
-    free(a);
-    free(b);
-    return ok;
+    return timing_compare(oc, cublaslt_baseline_fn, c, d, &e, hbias, 0.0, stream, max_abs, err, errlen);
 }
 #endif /* IGEMM_HAVE_CUDA */

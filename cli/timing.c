@@ -4,6 +4,7 @@
  */
 #include "timing.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "data.h"
 #include "gpu.h"
+#include "tolerance.h"
 
 double timing_now_s(void)
 {
@@ -349,4 +351,42 @@ int timing_igemm_fn(void *ctx, int set, void *stream, char *err, size_t errlen)
     return 0;
 }
 
+int timing_compare(timing_igemm_t *oc, timing_fn fn, void *ctx, const igemm_conv2d_desc_t *d,
+                   const igemm_epilogue_t *e, const float *hbias, double extra, void *stream, double *max_abs,
+                   char *err, size_t errlen)
+{
+    const size_t ysz = oc->s->y_bytes;
+    const int64_t n = (int64_t)(ysz / data_dtype_bytes(d->y_dtype));
+    const cudaStream_t st = (cudaStream_t)stream;
+    void *a = malloc(ysz), *b = malloc(ysz);
+    int ok = -1;
+    *max_abs = 0.0;
+    if (!a || !b) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    if (timing_igemm_fn(oc, 0, stream, err, errlen) != 0) goto fail;
+    CLI_CU(cudaStreamSynchronize(st));
+    CLI_CU(cudaMemcpy(a, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    CLI_CU(cudaMemset(oc->s->y[0], 0xFF, ysz));
+    if (fn(ctx, 0, stream, err, errlen) != 0) goto fail;
+    CLI_CU(cudaStreamSynchronize(st));
+    CLI_CU(cudaMemcpy(b, oc->s->y[0], ysz, cudaMemcpyDeviceToHost));
+    ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        const double x = data_get(a, i, d->y_dtype), y = data_get(b, i, d->y_dtype);
+        const double dd = fabs(x - y);
+        if (!(dd == dd)) {
+            ok = 0;
+            *max_abs = INFINITY;
+            break;
+        }
+        if (dd > *max_abs) *max_abs = dd;
+        if (dd > tol_conv_vs_fp32(d, e, NULL, hbias, i % d->k, fmax(fabs(x), fabs(y))) + extra) ok = 0;
+    }
+fail:
+    free(a);
+    free(b);
+    return ok;
+}
 #endif /* IGEMM_HAVE_CUDA */

@@ -101,6 +101,14 @@ typedef struct timing_igemm {
 
 /* timing_fn of igemm_plan_run on set `set` (ctx: a timing_igemm_t). */
 int timing_igemm_fn(void *ctx, int set, void *stream, char *err, size_t errlen);
+
+/* Runs ours (oc) and a baseline (fn on ctx, a timing_fn writing oc's y buffers) once each on set 0
+ * and compares every element of y: two fp32-accumulating implementations of epilogue e
+ * (tol_conv_vs_fp32 with hbias, plus `extra`). Returns 1 if they agree, 0 if not (*max_abs: the
+ * largest difference, inf for a NaN), -1 on a failure with a message in err. */
+int timing_compare(timing_igemm_t *oc, timing_fn fn, void *ctx, const igemm_conv2d_desc_t *d,
+                   const igemm_epilogue_t *e, const float *hbias, double extra, void *stream, double *max_abs,
+                   char *err, size_t errlen);
 #endif
 
 #endif
