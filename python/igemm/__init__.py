@@ -38,7 +38,9 @@ def _load_torch_backend():
     if _torch_backend is None:
         from . import _torch as backend
         from . import _pool  # registers torch.ops.igemm.max_pool2d
+        from . import _linear  # registers torch.ops.igemm.linear
         backend.pool = _pool
+        backend.linear = _linear
         _torch_backend = backend
     return _torch_backend
 
@@ -117,6 +119,20 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 _pool_fn = None
 
 
+def linear(x, weight, bias=None, activation=None, *, scale=None, residual=None, alpha=1.0,
+           beta=1.0, out_dtype=None):
+    """y = act(alpha * scale[n] * (x @ weight^T) + bias[n] + beta * residual), like
+    F.linear with igemm's fused epilogue: x (..., K) and weight (N, K) CUDA tensors of float16 or
+    bfloat16 (the same), bias / scale length N (converted to float32), residual of the output's
+    shape and dtype; returns (..., N) in out_dtype (default: x's). Runs a cached GEMM plan
+    (igemm_gemm_plan_create) as the op torch.ops.igemm.linear (torch.compile, CUDA graphs);
+    inference only. EXPERIMENTAL (issue 27). Raises ValueError / TypeError naming the argument,
+    IgemmError for what the library refuses."""
+    _load_torch_backend()
+    return _torch_backend.linear.linear(x, weight, bias, activation, scale, residual, alpha, beta,
+                                        out_dtype)
+
+
 def plan_info(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=None,
               residual=None, alpha=1.0, beta=1.0, activation=None, out_dtype=None):
     """What igemm.conv2d runs for these torch CUDA tensors and arguments, as a dict:
@@ -167,6 +183,7 @@ def clear_plan_cache():
     """Destroys the cached plans of the torch path (frees their device workspaces)."""
     if _torch_backend is not None:
         _torch_backend.clear_plan_cache()
+        _torch_backend.linear.clear_cache()
 
 
 def plan_cache_size():

@@ -13,7 +13,7 @@ import threading
 
 __all__ = [
     "IgemmError", "LibraryNotFoundError", "Status", "DType", "Activation", "Path",
-    "ConvDesc", "Epilogue", "PoolDesc", "PlanOptions", "lib", "library_path", "check",
+    "ConvDesc", "Epilogue", "GemmDesc", "PoolDesc", "PlanOptions", "lib", "library_path", "check",
 ]
 
 
@@ -90,6 +90,32 @@ class ConvDesc(ctypes.Structure):
     """igemm_conv2d_desc_t."""
     _fields_ = [(name, _I64) for name in _DESC_INT_FIELDS] + [
         ("x_dtype", ctypes.c_int), ("w_dtype", ctypes.c_int), ("y_dtype", ctypes.c_int)]
+
+
+class GemmDesc(ctypes.Structure):
+    """igemm_gemm_desc_t."""
+    _fields_ = [("m", _I64), ("n", _I64), ("k", _I64), ("batch", _I64), ("b_layout", ctypes.c_int),
+                ("lda", _I64), ("ldb", _I64), ("ldd", _I64), ("batch_stride_a", _I64),
+                ("batch_stride_b", _I64), ("batch_stride_d", _I64), ("a_dtype", ctypes.c_int),
+                ("b_dtype", ctypes.c_int), ("d_dtype", ctypes.c_int)]
+
+
+B_NK, B_KN = 0, 1
+
+
+def make_gemm_desc(m, n, k, in_dtype, out_dtype):
+    """A packed igemm_gemm_desc_t (batch 1, B stored N x K); OverflowError naming the field for a
+    value outside int64."""
+    d = GemmDesc()
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        setattr(d, name, check_int64(int(v), "gemm descriptor " + name))
+    d.batch = 1
+    d.b_layout = B_NK
+    d.lda, d.ldb, d.ldd = d.k, d.k, d.n
+    d.batch_stride_a = d.batch_stride_b = d.batch_stride_d = 0
+    d.a_dtype = d.b_dtype = int(in_dtype)
+    d.d_dtype = int(out_dtype)
+    return d
 
 
 class Epilogue(ctypes.Structure):
@@ -190,6 +216,9 @@ _PROTOTYPES = {
     "igemm_plan_destroy": (None, (_vp,)),
     "igemm_conv2d_reference": (ctypes.c_int, (_P(ConvDesc), _P(Epilogue), _vp, _vp, _vp, _vp,
                                               _vp, _vp)),
+    "igemm_gemm_validate": (ctypes.c_int, (_P(GemmDesc),)),
+    "igemm_gemm_desc_packed": (GemmDesc, (_I64, _I64, _I64, _I64, ctypes.c_int, ctypes.c_int, ctypes.c_int)),
+    "igemm_gemm_plan_create": (ctypes.c_int, (_P(_vp), _P(GemmDesc), _P(Epilogue), _P(PlanOptions))),
     "igemm_pool2d_validate": (ctypes.c_int, (_P(PoolDesc),)),
     "igemm_pool2d_output_dims": (ctypes.c_int, (_P(PoolDesc), _P(_I64), _P(_I64))),
     "igemm_maxpool2d": (ctypes.c_int, (_P(PoolDesc), _vp, _vp, _vp)),
@@ -294,6 +323,7 @@ class Plan(object):
     __slots__ = ("_handle", "_destroy", "key", "__weakref__")
 
     def __init__(self, desc, epi, device=-1, path=Path.AUTO, key=None):
+        """desc: a ConvDesc (igemm_plan_create) or a GemmDesc (igemm_gemm_plan_create)."""
         L = lib()
         opts = PlanOptions()
         opts.path = int(path)
@@ -302,8 +332,10 @@ class Plan(object):
         self._handle = None
         self._destroy = L.igemm_plan_destroy
         self.key = key
-        check(L.igemm_plan_create(ctypes.byref(handle), ctypes.byref(desc), ctypes.byref(epi),
-                                  ctypes.byref(opts)), "igemm_plan_create")
+        gemm = isinstance(desc, GemmDesc)
+        create = L.igemm_gemm_plan_create if gemm else L.igemm_plan_create
+        check(create(ctypes.byref(handle), ctypes.byref(desc), ctypes.byref(epi), ctypes.byref(opts)),
+              "igemm_gemm_plan_create" if gemm else "igemm_plan_create")
         self._handle = handle.value
 
     def run(self, x, w, scale, bias, residual, y, stream):
