@@ -12,6 +12,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import igemm  # noqa: E402
 from igemm import _lib  # noqa: E402
+from igemm import _linear  # noqa: E402  (registers torch.ops.igemm.linear)
 from igemm_torch_ref import act_f64, act_name_param, assert_close  # noqa: E402
 
 
@@ -42,6 +43,7 @@ def test_gemm_plan_without_a_gpu():
 
 
 def test_meta_shapes_and_errors():
+    assert _linear.linear is not None
     x = torch.empty(2, 5, 40, device="meta", dtype=torch.bfloat16)
     w = torch.empty(72, 40, device="meta", dtype=torch.bfloat16)
     y = torch.ops.igemm.linear(x, w, None, None, None, 1.0, 1.0, "none", 0.01, torch.float32)
