@@ -41,7 +41,7 @@ static void usage(FILE *f)
             "  --shapes FILE    shape file: one such line per layer, '#' comments\n"
             "  --dtype D        input type: bf16 (default) or fp16\n"
             "  --out-dtype D    output type: bf16, fp16 or f32 (default: the input type)\n"
-            "  --path P         auto (default), general, sm90, direct\n"
+            "  --path P         auto (default), general, sm90, direct, memory\n"
             "  --hints TEXT     EXPERIMENTAL plan hints for igemm's plans, key=value[,key=value]\n"
             "                   (e.g. kernel=pingpong,tile=128x64,grid=4; keys: kernel, tile, tile_m,\n"
             "                   tile_n, consumers, stages, split_k, grid, staging_boxes, filter_resident,\n"

@@ -108,7 +108,7 @@ static int opts_apply(cli_opts_t *o, unsigned bit, const char *val, char *err, s
     }
     case CLI_OPT_PATH:
         if (cli_parse_path(val, &o->path) != 0)
-            return opts_usage(err, errlen, "--path '%s': expected auto, general, sm90 or direct", val);
+            return opts_usage(err, errlen, "--path '%s': expected auto, general, sm90, direct or memory", val);
         return CLI_EXIT_OK;
     case CLI_OPT_EPI:
         if (cli_parse_epilogue(val, &o->epi_mask) != 0)

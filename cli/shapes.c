@@ -421,6 +421,7 @@ int cli_parse_path(const char *s, igemm_path_t *out)
     else if (cli_streq_ci(s, "general") || cli_streq_ci(s, "sm80")) *out = IGEMM_PATH_GENERAL;
     else if (cli_streq_ci(s, "sm90")) *out = IGEMM_PATH_SM90;
     else if (cli_streq_ci(s, "direct")) *out = IGEMM_PATH_DIRECT;
+    else if (cli_streq_ci(s, "memory")) *out = IGEMM_PATH_MEMORY;
     else return -1;
     return 0;
 }
@@ -432,6 +433,7 @@ const char *cli_path_name(igemm_path_t p)
     case IGEMM_PATH_GENERAL: return "general";
     case IGEMM_PATH_SM90: return "sm90";
     case IGEMM_PATH_DIRECT: return "direct";
+    case IGEMM_PATH_MEMORY: return "memory";
     default: return "?";
     }
 }

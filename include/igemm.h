@@ -81,7 +81,8 @@ typedef enum igemm_path {
     IGEMM_PATH_AUTO = 0,
     IGEMM_PATH_GENERAL = 1, /* sm80+: mma.sync implicit GEMM, every valid shape */
     IGEMM_PATH_SM90 = 2,    /* sm90a: TMA im2col + wgmma, warp specialised, persistent */
-    IGEMM_PATH_DIRECT = 3   /* naive direct convolution (fp32 accumulate): the GPU oracle */
+    IGEMM_PATH_DIRECT = 3,  /* naive direct convolution (fp32 accumulate): the GPU oracle */
+    IGEMM_PATH_MEMORY = 4   /* sm80+: memory-bound kernels (1x1 convs / GEMMs of at most 16 rows) */
 } igemm_path_t;
 
 /* Conv2d problem. x: N x H x W x C; w: K x R x S x (C/groups); y: N x P x Q x K. */

@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: gemm (the GEMM suite against cuBLASLt), models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: gemm (the GEMM suite against cuBLASLt), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -422,6 +422,16 @@ stage_profile() {
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 dev/probes/profile_model.py \
       --model "${PROFILE_MODEL:-resnet50}" --batch "${MODEL_BATCHES:-1,32}" > "$OUT/profile.log" 2>&1
   note "profile rc=$?"; grep "^==" "$OUT/profile.log" | tee -a "$SUMMARY"
+}
+stage_fewrows() {
+  stamp fewrows
+  # the few-row family (IGEMM_PATH_MEMORY) against the tensor-core path and cuDNN on few-row
+  # layers (classifier heads, ResNet-50's 7x7 stage at batch 1), then the planner's choice
+  for path in memory sm90 auto; do
+    timeout 120 ./build/igemm bench --shapes bench/fewrows.csv --path $path >> "$OUT/fewrows.log" 2>&1
+    note "fewrows $path rc=$?: $(grep -E '^geomean' "$OUT/fewrows.log" | tail -1)"
+  done
+  grep -vE "^\[" "$OUT/fewrows.log" | tail -45 | tee -a "$SUMMARY" > /dev/null
 }
 stage_gemm() {
   stamp gemm

@@ -172,8 +172,8 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
         return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "plan = NULL: a place to store the plan is required");
     *plan_out = NULL;
     if (opts == NULL) opts = &defopts;
-    if ((int)opts->path < IGEMM_PATH_AUTO || (int)opts->path > IGEMM_PATH_DIRECT)
-        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.path = %d: not an igemm_path_t (0..3)",
+    if ((int)opts->path < IGEMM_PATH_AUTO || (int)opts->path > IGEMM_PATH_MEMORY)
+        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.path = %d: not an igemm_path_t (0..4)",
                                (int)opts->path);
     if (opts->device < -1)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.device = %d: must be >= -1", opts->device);

@@ -20,6 +20,7 @@
 
 #ifdef IGEMM_HAVE_CUDA
 static const igemm_family_t *const k_families[] = {
+    &igemm_family_skinny,
     &igemm_family_sm90,
     &igemm_family_sm90_stem,
     &igemm_family_sm90_fold,
@@ -39,6 +40,7 @@ static const char *path_name(igemm_path_t p)
     case IGEMM_PATH_GENERAL: return "general (sm80 mma.sync)";
     case IGEMM_PATH_SM90: return "sm90 (TMA im2col + wgmma)";
     case IGEMM_PATH_DIRECT: return "direct (reference kernel)";
+    case IGEMM_PATH_MEMORY: return "memory (memory-bound kernels)";
     }
     return "?";
 }

@@ -64,6 +64,7 @@ const char *path_str(igemm_path_t p)
     case IGEMM_PATH_GENERAL: return "general";
     case IGEMM_PATH_SM90: return "sm90";
     case IGEMM_PATH_DIRECT: return "direct";
+    case IGEMM_PATH_MEMORY: return "memory";
     }
     return "?";
 }
@@ -288,7 +289,7 @@ int run_one(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, igemm_path_
         if (d->y_dtype == IGEMM_DTYPE_F32 && w > st->worst_f32) st->worst_f32 = w;
         st->elems += pb.ye;
         const int pi = (int)igemm_plan_path(plan);
-        if (pi >= 0 && pi < 4) st->ran[pi]++;
+        if (pi >= 0 && pi < 5) st->ran[pi]++;
     }
     problem_free(&pb);
     igemm_plan_destroy(plan);

@@ -317,8 +317,8 @@ TEST(api_epilogue_and_options_validation)
     e.has_residual = 7;
     CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, &e, NULL), IGEMM_STATUS_INVALID_VALUE, "has_residual = 7");
     igemm_plan_options_t o = igemm_plan_options_default();
-    o.path = (igemm_path_t)4;
-    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = 4");
+    o.path = (igemm_path_t)5;
+    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = 5");
     o.path = (igemm_path_t)-1;
     CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = -1");
     o = igemm_plan_options_default();

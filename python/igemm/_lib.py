@@ -55,6 +55,7 @@ class Path(enum.IntEnum):
     GENERAL = 1
     SM90 = 2
     DIRECT = 3
+    MEMORY = 4
 
 
 class IgemmError(RuntimeError):

@@ -12,8 +12,9 @@ IgemmConv2d and takes in, when it is the only user of the value before it,
   2. a following residual add (`a + b`, `torch.add`, `+=`) of a value computed before it;
   3. a following activation the epilogue has (ReLU, ReLU6 / Hardtanh(0, 6), LeakyReLU, GELU erf
      and tanh, SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid; modules, functions and tensor methods).
-Everything else (LayerNorm, average pooling, linear layers, a model fx cannot trace) stays
-in torch. A model fx cannot trace still has its Conv2d modules replaced one by one, with a
+nn.MaxPool2d runs on igemm's max pool, nn.Linear on igemm where its planner takes the rows to
+its few-row kernel (IgemmLinear). Everything else (LayerNorm, average pooling, ...) stays in
+torch. A model fx cannot trace still has its Conv2d modules replaced one by one, with a
 BatchNorm2d and an activation that follow them inside an nn.Sequential folded in.
 
 IgemmConv2d runs igemm on CUDA tensors of its dtype (float16/bfloat16); for anything else
@@ -30,8 +31,9 @@ from torch import nn
 
 from . import _torch as _backend  # noqa: E402 (the package is imported first)
 from . import max_pool2d as _igemm_max_pool2d  # noqa: E402
+from ._lib import Path as _Path  # noqa: E402
 
-__all__ = ["optimize", "IgemmConv2d", "IgemmMaxPool2d", "OptimizeReport"]
+__all__ = ["optimize", "IgemmConv2d", "IgemmMaxPool2d", "IgemmLinear", "OptimizeReport"]
 
 _INFERENCE_ONLY = ("igemm.optimize made an inference-only module (BatchNorm folded, weights as "
                    "buffers): %s. Optimize a copy for inference and train the original.")
@@ -188,6 +190,64 @@ class IgemmMaxPool2d(nn.Module):
 _POOL_DTYPES = (torch.float16, torch.bfloat16)
 
 
+class IgemmLinear(nn.Module):
+    """nn.Linear as a 1x1 IgemmConv2d over rows = x.numel() / in_features, where igemm's planner
+    runs those rows on its memory-bound few-row kernel (Path.MEMORY: a classifier's batch,
+    decode tokens), decided once per (rows, dtype, device); torch's F.linear elsewhere (larger
+    GEMMs: the GEMM issue's kernel has to beat cuBLAS there first), and on CPU / float32 / while
+    compiling."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.in_features, self.out_features = m.in_features, m.out_features
+        w4 = m.weight.detach().reshape(m.out_features, m.in_features, 1, 1)
+        self.conv = IgemmConv2d(w4, None, m.bias, (1, 1), (0, 0), (1, 1), 1)
+        self._route = {}
+
+    def extra_repr(self):
+        return "in_features=%d, out_features=%d, bias=%s" % (
+            self.in_features, self.out_features, self.conv.bias is not None)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_route"] = {}
+        return state
+
+    def _apply(self, fn, recurse=True):
+        self._route = {}
+        return super()._apply(fn, recurse)
+
+    def forward(self, x):
+        w = self.conv.weight
+        if x.is_cuda and x.dtype == w.dtype and w.is_cuda and x.dim() >= 1 \
+                and x.shape[-1] == self.in_features and not _backend._is_compiling():
+            rows = x.numel() // self.in_features if self.in_features else 0
+            key = (rows, x.dtype, x.get_device())
+            route = self._route.get(key)
+            if route is None and rows > 0:
+                x4 = x.reshape(rows, self.in_features, 1, 1)
+                plan = _backend.get_plan(x4, w, self.conv.bias)
+                route = self._route[key] = plan.path == _Path.MEMORY
+            if route:
+                y = self.conv(x.reshape(rows, self.in_features, 1, 1))
+                return y.reshape(tuple(x.shape[:-1]) + (self.out_features,))
+        if x.requires_grad and torch.is_grad_enabled():
+            raise RuntimeError(_INFERENCE_ONLY % "a gradient was asked for (x.requires_grad)")
+        b = self.conv.bias
+        return F.linear(x, w.reshape(self.out_features, self.in_features).to(x.dtype),
+                        None if b is None else b.to(x.dtype))
+
+
+def _replace_linears(root, rep):
+    """Every nn.Linear becomes an IgemmLinear (same name)."""
+    for name, m in list(root.named_modules()):
+        if type(m) is nn.Linear:
+            parent_name, _, leaf = name.rpartition(".")
+            parent = root.get_submodule(parent_name) if parent_name else root
+            setattr(parent, leaf, IgemmLinear(m))
+            rep.linears += 1
+
+
 def _replace_pools(root, rep):
     """Every nn.MaxPool2d without return_indices becomes an IgemmMaxPool2d (same name)."""
     for name, m in list(root.named_modules()):
@@ -209,16 +269,17 @@ class OptimizeReport(object):
         self.activations = 0      # activations fused
         self.residuals = 0        # residual adds fused
         self.pools = 0            # MaxPool2d run by igemm.max_pool2d
+        self.linears = 0          # Linear made IgemmLinear (igemm where its planner runs few rows)
         self.traced = True        # False: fx could not trace, module-by-module fallback
         self.left_in_torch = {}   # module class name -> count, for the leaf modules not fused
 
     def __repr__(self):
         left = ", ".join("%s x%d" % kv for kv in sorted(self.left_in_torch.items()))
         return ("OptimizeReport(convs=%d, convs_left=%d (grouped kept in torch: %d), "
-                "batchnorms=%d, activations=%d, residuals=%d, pools=%d, traced=%s, "
+                "batchnorms=%d, activations=%d, residuals=%d, pools=%d, linears=%d, traced=%s, "
                 "left_in_torch={%s})"
                 % (self.convs, self.convs_left, self.grouped_in_torch, self.batchnorms,
-                   self.activations, self.residuals, self.pools, self.traced, left))
+                   self.activations, self.residuals, self.pools, self.linears, self.traced, left))
 
 
 # ------------------------------------------------------------------ pattern pieces
@@ -569,8 +630,9 @@ def optimize(model, dtype=None, report=False, grouped=False):
         rep.traced = False
         out = _rewrite_modules(src, dtype, rep, grouped)
     _replace_pools(out, rep)
+    _replace_linears(out, rep)
     for m in out.modules():
-        if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d)) or list(m.children()):
+        if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d, IgemmLinear)) or list(m.children()):
             continue
         rep.left_in_torch[type(m).__name__] = rep.left_in_torch.get(type(m).__name__, 0) + 1
     out = out.to(dtype=dtype).to(memory_format=torch.channels_last)

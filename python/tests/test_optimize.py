@@ -9,7 +9,7 @@ nn = torch.nn
 F = torch.nn.functional
 
 import igemm  # noqa: E402
-from igemm._optimize import IgemmConv2d  # noqa: E402
+from igemm._optimize import IgemmConv2d, IgemmLinear  # noqa: E402
 
 
 def randomize(model, seed=0):
@@ -302,3 +302,38 @@ def test_optimized_module_traces_fullgraph():
         ref = opt(x)
         got = torch.compile(opt, backend="eager", fullgraph=True)(x)
     assert rel_err(ref, got) < 1e-6
+
+
+def test_linear_module_cpu():
+    """nn.Linear becomes IgemmLinear (counted), the same function on the CPU (F.linear there)."""
+    m = nn.Sequential(nn.Flatten(), nn.Linear(24, 10), nn.ReLU(), nn.Linear(10, 3, bias=False))
+    opt, rep = igemm.optimize(m.eval(), dtype=torch.float32, report=True)
+    assert rep.linears == 2 and "Linear" not in rep.left_in_torch, rep
+    assert isinstance(opt.get_submodule("1"), IgemmLinear)
+    x = torch.randn(5, 2, 3, 4)
+    with torch.no_grad():
+        assert rel_err(m(x), opt(x)) < 1e-5
+
+
+@cuda
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_linear_module_gpu(dtype):
+    """IgemmLinear on the GPU: rows up to 16 run on igemm's few-row kernel (route True), more rows
+    on F.linear; every row count within the bf16/fp16 tolerance of a float64 F.linear, with 3-D
+    inputs too."""
+    torch.manual_seed(3)
+    lin = nn.Linear(2048, 1000)
+    opt = igemm.optimize(nn.Sequential(lin).eval(), dtype=dtype)
+    mod = opt.get_submodule("0")
+    assert isinstance(mod, IgemmLinear)
+    for shape in [(1, 2048), (7, 2048), (2, 8, 2048), (17, 2048), (2, 32, 2048), (300, 2048)]:
+        x = torch.randn(*shape, device="cuda").to(dtype)
+        with torch.no_grad():
+            y = opt(x)
+            ref = F.linear(x.double(), lin.weight.to("cuda", dtype).double(),
+                           lin.bias.to("cuda").double())
+        assert y.shape == shape[:-1] + (1000,) and y.dtype == dtype
+        err = (y.double() - ref).abs().max().item() / ref.abs().max().item()
+        assert err < (8e-3 if dtype == torch.bfloat16 else 2e-3), (shape, err)
+        rows = x.numel() // 2048
+        assert mod._route[(rows, dtype, 0)] == (rows <= 16), (rows, mod._route)

@@ -1,0 +1,52 @@
+/*
+ * plan_table.c — prints the planner's description of conv layers on a fake device description
+ * (no GPU: the planner's heuristics only), one line per layer of a shapes CSV
+ * (name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w[,groups]).
+ *   build: cc -std=c11 -O1 -Iinclude -Isrc -DIGEMM_HAVE_CUDA=1 -I$CUDA_HOME/include
+ *          dev/probes/plan_table.c build/libigemm.a -L$CUDA_HOME/lib64 -lcudart -lcuda -lstdc++ -lm -ldl -lpthread
+ *   run:   ./plan_table FILE.csv [sm_count]   (sm_count 132: H100 SXM / H200)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igemm.h"
+#include "plan.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fprintf(stderr, "usage: %s shapes.csv [sm_count]\n", argv[0]); return 2; }
+    FILE *f = fopen(argv[1], "r");
+    if (!f) { perror(argv[1]); return 2; }
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n' || !strncmp(line, "name", 4)) continue;
+        char name[128];
+        long v[14] = {0};
+        v[13] = 1;
+        int got = sscanf(line, "%127[^,],%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld", name, &v[0], &v[1],
+                         &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]);
+        if (got < 14) continue;
+        igemm_conv2d_desc_t d = igemm_conv2d_desc_default();
+        d.n = v[0]; d.h = v[1]; d.w = v[2]; d.c = v[3]; d.k = v[4]; d.r = v[5]; d.s = v[6];
+        d.stride_h = v[7]; d.stride_w = v[8];
+        d.pad_top = d.pad_bottom = v[9]; d.pad_left = d.pad_right = v[10];
+        d.dil_h = v[11]; d.dil_w = v[12];
+        d.groups = got >= 15 ? v[13] : 1;
+        igemm_epilogue_t e = igemm_epilogue_default();
+        static struct igemm_plan plan;
+        memset(&plan, 0, sizeof plan);
+        if (igemm_problem_init(&d, &e, &plan.params) != IGEMM_STATUS_SUCCESS) {
+            printf("%-28s invalid: %s\n", name, igemm_last_error());
+            continue;
+        }
+        igemm_device_info_t *dev = &plan.dev;
+        dev->cc_major = 9; dev->sm_count = argc > 2 ? atoi(argv[2]) : 132;
+        dev->smem_optin_per_block = 232448; dev->l2_bytes = 50 << 20; dev->driver_version = 12080;
+        snprintf(dev->name, sizeof dev->name, "fake H100 SXM");
+        igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_AUTO);
+        printf("%-28s %s\n", name, st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error());
+    }
+    fclose(f);
+    return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * test_skinny.c — the few-row family (src/mem/skinny_gemm.cu, IGEMM_PATH_MEMORY): 1x1 convs and
+ * GEMMs of at most 16 output rows. On the GPU (gpu_problem.h says what every check checks: guards,
+ * poisoned y, unchanged inputs, tolerances): random 1x1 convs forced onto the path (strides,
+ * padding, M from 1 to 16 across both x-row group sizes, channel tails, every epilogue, fp16 and
+ * bf16 in, f16/bf16/f32 out, a long K); the planner's choice under AUTO (a few-row 1x1 takes it,
+ * 17 rows or a 3x3 or any sm90 hint does not, and the refusal says why); two runs of one plan
+ * agree bit for bit (the warps' partial sums are added in a fixed order).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_problem.h"
+#include "igemm.h"
+#include "test.h"
+
+#ifndef IGEMM_HAVE_CUDA
+
+GPU_SKIP_TEST(gpu_skinny_random)
+GPU_SKIP_TEST(gpu_skinny_planner)
+
+#else /* IGEMM_HAVE_CUDA */
+
+#include <cuda_runtime_api.h>
+
+#define F16 IGEMM_DTYPE_F16
+#define BF IGEMM_DTYPE_BF16
+#define F32 IGEMM_DTYPE_F32
+
+/* a random 1x1 conv of at most 16 output pixels */
+static igemm_conv2d_desc_t gen_skinny(data_rng_t *g, int it)
+{
+    for (;;) {
+        const int64_t n = data_rng_int(g, 1, 3), stride = data_rng_int(g, 1, 2), pad = it % 5 == 0 ? 1 : 0;
+        const int64_t h = data_rng_int(g, 1, 5), w = data_rng_int(g, 1, 5);
+        const int64_t c = it % 17 == 0 ? 8 * data_rng_int(g, 200, 520) : 8 * data_rng_int(g, 1, 96);
+        const int64_t k = it % 3 == 0 ? data_rng_int(g, 1, 300) : it % 7 == 1 ? 1000 : 16 * data_rng_int(g, 1, 24);
+        const igemm_dtype_t in = it % 2 ? F16 : BF;
+        const igemm_dtype_t out = it % 3 == 0 ? F32 : it % 3 == 1 ? in : (in == F16 ? BF : F16);
+        igemm_conv2d_desc_t d = conv_shape(n, h, w, c, k, 1, 1, stride, pad, 1, 1, in, out);
+        const int64_t p = (h + 2 * pad - 1) / stride + 1, q = (w + 2 * pad - 1) / stride + 1;
+        if (n * p * q <= 16) return d;
+    }
+}
+
+TEST(gpu_skinny_random)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0x5c1a)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    int mask = 0; /* x-row group sizes seen: 8, 16 */
+    for (int it = 0; it < 160 && st.failed < 5; it++) {
+        const igemm_conv2d_desc_t d = gen_skinny(&g, it);
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        const int64_t p = (d.h + d.pad_top + d.pad_bottom - 1) / d.stride_h + 1;
+        const int64_t q = (d.w + d.pad_left + d.pad_right - 1) / d.stride_w + 1, m = d.n * p * q;
+        mask |= m <= 8 ? 1 : 2;
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, "few rows (M = ", &g, &st, 0);
+        REQUIRE(rc >= 0);
+    }
+    fprintf(stdout, "  skinny: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n", st.ran[IGEMM_PATH_MEMORY],
+            st.failed, st.worst, st.worst_f32);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 160);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+    CHECK_MSG(mask == 3, "x-row groups covered: mask 0x%x", mask);
+}
+
+/* plan description of d under path / hints (text), or the error */
+static igemm_status_t plan_of(const igemm_conv2d_desc_t *d, igemm_path_t path, const char *hints, char *out, size_t len)
+{
+    igemm_plan_options_t o = igemm_plan_options_default();
+    igemm_plan_hints_t h = igemm_plan_hints_default();
+    o.path = path;
+    if (hints) {
+        if (igemm_plan_hints_parse(hints, &h) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
+        o.hints = &h;
+    }
+    igemm_plan_t *plan = NULL;
+    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
+    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
+    igemm_plan_destroy(plan);
+    return st;
+}
+
+TEST(gpu_skinny_planner)
+{
+    SKIP_WITHOUT_GPU();
+    static char msg[4096];
+    /* a classifier at batch 1 (M = 1, 2048 -> 1000): the planner's choice */
+    igemm_conv2d_desc_t fc = conv_shape(1, 1, 1, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_of(&fc, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 1)"), "%s", msg);
+    /* 16 rows still, 17 not (the refusal names M) */
+    igemm_conv2d_desc_t m16 = conv_shape(1, 4, 4, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_of(&m16, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "few rows (M = 16)") != NULL, "%s", msg);
+    igemm_conv2d_desc_t m17 = conv_shape(1, 1, 17, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_of(&m17, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: M = 17 output rows") != NULL, "%s", msg);
+    CHECK_EQ_INT(plan_of(&m17, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "M = 17") != NULL, "%s", msg);
+    /* a 3x3 filter, c % 8 != 0, an sm90 hint: not this family */
+    igemm_conv2d_desc_t k3 = conv_shape(1, 4, 4, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF);
+    CHECK_EQ_INT(plan_of(&k3, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "filter 3x3") != NULL, "%s", msg);
+    igemm_conv2d_desc_t c12 = conv_shape(1, 2, 2, 12, 64, 1, 1, 1, 0, 1, 1, BF, BF);
+    CHECK_EQ_INT(plan_of(&c12, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "c = 12") != NULL, "%s", msg);
+    if (device_is_sm90()) {
+        REQUIRE(plan_of(&fc, IGEMM_PATH_AUTO, "kernel=cooperative", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") != NULL, "%s", msg);
+    }
+
+    /* two runs of one plan agree bit for bit (and match the reference) */
+    data_rng_t g = {test_seed(0x5c1b)};
+    igemm_conv2d_desc_t d = conv_shape(2, 2, 3, 1024, 376, 1, 1, 1, 0, 1, 1, BF, F32);
+    igemm_epilogue_t e = epilogue_kind(2);
+    problem_t pb;
+    if (problem_init(&pb, &d, &e, &g, 1) == 0) {
+        igemm_plan_t *plan = NULL;
+        REQUIRE(igemm_plan_create(&plan, &d, &e, NULL) == IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(strstr(igemm_plan_describe(plan), "few rows (M = 12)") != NULL, "%s", igemm_plan_describe(plan));
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_EQ_INT(problem_check(&pb, "skinny run 1", NULL), 0);
+        const size_t bytes = (size_t)pb.ye * pb.ysz;
+        void *first = malloc(bytes);
+        REQUIRE(first != NULL);
+        memcpy(first, pb.hout, bytes);
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "two runs of one skinny plan differ");
+        free(first);
+        igemm_plan_destroy(plan);
+    }
+    problem_free(&pb);
+}
+
+#endif
