@@ -323,7 +323,7 @@ def test_linear_module_gpu(dtype):
     inputs too."""
     torch.manual_seed(3)
     lin = nn.Linear(2048, 1000)
-    opt = igemm.optimize(nn.Sequential(lin).eval(), dtype=dtype)
+    opt = igemm.optimize(nn.Sequential(lin).cuda().eval(), dtype=dtype)
     mod = opt.get_submodule("0")
     assert isinstance(mod, IgemmLinear)
     for shape in [(1, 2048), (7, 2048), (2, 8, 2048), (17, 2048), (2, 32, 2048), (300, 2048)]:
