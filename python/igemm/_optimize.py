@@ -202,6 +202,9 @@ class IgemmLinear(nn.Module):
         self.in_features, self.out_features = m.in_features, m.out_features
         w4 = m.weight.detach().reshape(m.out_features, m.in_features, 1, 1)
         self.conv = IgemmConv2d(w4, None, m.bias, (1, 1), (0, 0), (1, 1), 1)
+        # F.linear's bias in the model's dtype (the conv's stays float32 for the epilogue), so
+        # that the torch route costs no cast per call
+        self.register_buffer("bias_t", None if m.bias is None else m.bias.detach().clone())
         self._route = {}
 
     def extra_repr(self):
@@ -219,12 +222,12 @@ class IgemmLinear(nn.Module):
 
     def forward(self, x):
         w = self.conv.weight
-        if x.is_cuda and x.dtype == w.dtype and w.is_cuda and x.dim() >= 1 \
-                and x.shape[-1] == self.in_features and not _backend._is_compiling():
+        if x.is_cuda and x.dtype == w.dtype and x.dim() >= 1 and x.shape[-1] == self.in_features \
+                and not _backend._is_compiling():
             rows = x.numel() // self.in_features if self.in_features else 0
             key = (rows, x.dtype, x.get_device())
             route = self._route.get(key)
-            if route is None and rows > 0:
+            if route is None and rows > 0 and w.is_cuda:
                 x4 = x.reshape(rows, self.in_features, 1, 1)
                 plan = _backend.get_plan(x4, w, self.conv.bias)
                 route = self._route[key] = plan.path == _Path.MEMORY
@@ -233,9 +236,11 @@ class IgemmLinear(nn.Module):
                 return y.reshape(tuple(x.shape[:-1]) + (self.out_features,))
         if x.requires_grad and torch.is_grad_enabled():
             raise RuntimeError(_INFERENCE_ONLY % "a gradient was asked for (x.requires_grad)")
-        b = self.conv.bias
-        return F.linear(x, w.reshape(self.out_features, self.in_features).to(x.dtype),
-                        None if b is None else b.to(x.dtype))
+        w2 = w.view(self.out_features, self.in_features)
+        b = self.bias_t
+        if w2.dtype != x.dtype:  # CPU / float32 inputs: torch's ops in x's dtype
+            w2, b = w2.to(x.dtype), None if b is None else b.to(x.dtype)
+        return F.linear(x, w2, b)
 
 
 def _replace_linears(root, rep):

@@ -337,3 +337,14 @@ def test_linear_module_gpu(dtype):
         assert err < (8e-3 if dtype == torch.bfloat16 else 2e-3), (shape, err)
         rows = x.numel() // 2048
         assert mod._route[(rows, dtype, 0)] == (rows <= 16), (rows, mod._route)
+
+
+def test_linear_module_wrong_width_and_dtypes():
+    """A wrong input width fails as nn.Linear does; bias_t follows the model's dtype."""
+    opt = igemm.optimize(nn.Sequential(nn.Linear(24, 10)).eval(), dtype=torch.bfloat16)
+    mod = opt.get_submodule("0")
+    assert mod.bias_t.dtype == torch.bfloat16 and mod.conv.bias.dtype == torch.float32
+    with pytest.raises(RuntimeError):
+        opt(torch.randn(10, 48, dtype=torch.bfloat16))
+    y = opt(torch.randn(3, 24))  # float32 on the CPU: torch's ops in x's dtype
+    assert y.dtype == torch.float32 and y.shape == (3, 10)
