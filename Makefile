@@ -77,7 +77,7 @@ CLI_TEST_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
 CLI_HDRS := $(wildcard cli/*.h)
 HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
-.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner
+.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder
 all: $(LIB) $(CLI) $(TESTS)
 lib: $(LIB)
 
@@ -183,6 +183,15 @@ install: $(LIB) $(CLI)
 	cd $(DESTDIR)$(PREFIX)/lib && ln -sf libigemm.so.$(VERSION) $(SONAME) && ln -sf $(SONAME) libigemm.so
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' pkg/igemm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+
+# the GEMM ladder (examples/gemm_ladder/: ten standalone Hopper programs, docs/gemm_ladder.md)
+# into build/ladder/; run each (sm_90 GPU) as build/ladder/stepNN_name [--sizes 4096,8192]
+LADDER_SRCS := $(wildcard examples/gemm_ladder/step*.cu)
+LADDER_BINS := $(LADDER_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%)
+ladder: $(LADDER_BINS)
+$(BUILD)/ladder/%: examples/gemm_ladder/%.cu examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh $(wildcard src/ptx/*.cuh)
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills -o $@ $< -lcuda
 
 # the diagnostic probes (dev/probes/) into build/probes/
 probes: $(LIB)

@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: gemm (the GEMM suite against cuBLASLt), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -422,6 +422,15 @@ stage_profile() {
   IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 dev/probes/profile_model.py \
       --model "${PROFILE_MODEL:-resnet50}" --batch "${MODEL_BATCHES:-1,32}" > "$OUT/profile.log" 2>&1
   note "profile rc=$?"; grep "^==" "$OUT/profile.log" | tee -a "$SUMMARY"
+}
+stage_ladder() {
+  stamp ladder
+  # the GEMM ladder's ten programs (examples/gemm_ladder, issue 27): build, run at LADDER_SIZES
+  if ! make -j16 ladder NVCC="$NVCC" > /tmp/igemm_ladder_build.log 2>&1; then note "ladder build: FAILED"; tail -30 /tmp/igemm_ladder_build.log | tee -a "$OUT/ladder.log"; return; fi
+  for b in build/ladder/step*; do
+    timeout 20 "$b" --sizes "${LADDER_SIZES:-4096,8192}" >> "$OUT/ladder.log" 2>&1; echo "$(basename "$b") rc=$?" >> "$OUT/ladder.log"
+  done
+  grep -E "^step|rc=[1-9]" "$OUT/ladder.log" | tee -a "$SUMMARY"
 }
 stage_fewrows() {
   stamp fewrows

@@ -64,6 +64,19 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile(uint32_t
                  : "memory");
 }
 
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster:
+ * loads the 2-D box at {c0, c1} into shared address dst of every CTA of the cluster whose rank
+ * bit is set in cta_mask, signalling the byte count on the mbarrier at bar of each of them. */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile_multicast(uint32_t dst, const void *tmap,
+                                                                                  uint32_t bar, int32_t c0, int32_t c1,
+                                                                                  uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+                 : "memory");
+}
+
 /* cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: loads the
  * tensor map's 3-D box at {c0, c1, c2} into dst and signals its byte count on bar. */
 static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_3d_tile(uint32_t dst, const void *tmap, uint32_t bar,
