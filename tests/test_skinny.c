@@ -20,8 +20,70 @@
 
 GPU_SKIP_TEST(gpu_skinny_random)
 GPU_SKIP_TEST(gpu_skinny_planner)
+TEST(skinny_planner_fake_devices) { test_skip("built without CUDA: the planner has no families"); }
 
 #else /* IGEMM_HAVE_CUDA */
+
+#include "plan.h"
+
+/* The planner's choice for d on a fake device (no GPU: heuristics only); the description or the
+ * error into msg. */
+static igemm_status_t fake_plan(const igemm_conv2d_desc_t *d, int cc_major, const char *hints, char *msg, size_t len)
+{
+    static struct igemm_plan plan; /* (large: the description buffer) */
+    memset(&plan, 0, sizeof plan);
+    igemm_epilogue_t e = igemm_epilogue_default();
+    e.has_bias = 1;
+    e.activation = IGEMM_ACT_RELU;
+    if (igemm_problem_init(d, &e, &plan.params) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
+    if (hints && igemm_plan_hints_parse(hints, &plan.hints) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
+    plan.dev.cc_major = cc_major;
+    plan.dev.sm_count = cc_major == 9 ? 132 : 108;
+    plan.dev.smem_optin_per_block = cc_major == 9 ? 232448 : 166912;
+    plan.dev.l2_bytes = 50 << 20;
+    plan.dev.driver_version = 12080;
+    snprintf(plan.dev.name, sizeof plan.dev.name, "fake sm_%d0", cc_major);
+    const igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_AUTO);
+    snprintf(msg, len, "%s", st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error());
+    return st;
+}
+
+/* CPU: which problems the planner gives the few-row family, on Hopper and Ampere descriptions */
+TEST(skinny_planner_fake_devices)
+{
+    static char msg[4096];
+    const igemm_conv2d_desc_t fc = conv_shape(1, 1, 1, 2048, 1000, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    for (int cc = 8; cc <= 9; cc++) {
+        REQUIRE(fake_plan(&fc, cc, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 1)") &&
+                      strstr(msg, "grid 63"), "cc %d: %s", cc, msg);
+    }
+    /* 16 rows of 8 images x 2 pixels, stride 2 with padding: still few rows (16 filter rows per CTA
+     * for 1000 channels: 63 CTAs) */
+    const igemm_conv2d_desc_t s2 = conv_shape(8, 3, 2, 64, 1000, 1, 1, 2, 0, 1, 1, IGEMM_DTYPE_F16, IGEMM_DTYPE_F16);
+    REQUIRE(fake_plan(&s2, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "few rows (M = 16)") && strstr(msg, "16 filter rows x 16 x rows"), "%s", msg);
+    /* many output channels: two 16-row groups per CTA */
+    const igemm_conv2d_desc_t wide = conv_shape(1, 1, 4, 1024, 8192, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&wide, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "32 filter rows x 8 x rows") && strstr(msg, "grid 256"), "%s", msg);
+    /* not this family: 17 rows, a 3x3 filter, c % 8 != 0, an sm90 hint, few channels over a long K */
+    const igemm_conv2d_desc_t m17 = conv_shape(1, 1, 17, 256, 512, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&m17, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: M = 17 output rows") && !strstr(msg, "kernel mem_skinny_mma"),
+              "%s", msg);
+    const igemm_conv2d_desc_t k3 = conv_shape(1, 3, 3, 64, 64, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&k3, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: filter 3x3"), "%s", msg);
+    const igemm_conv2d_desc_t c12 = conv_shape(1, 2, 2, 12, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&c12, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: c = 12"), "%s", msg);
+    REQUIRE(fake_plan(&fc, 9, "kernel=cooperative", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") && strstr(msg, "plan hints name sm90 settings"), "%s", msg);
+    const igemm_conv2d_desc_t longk = conv_shape(1, 1, 2, 65536, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&longk, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: k = 64 channels over c = 65536"), "%s", msg);
+}
 
 #include <cuda_runtime_api.h>
 
