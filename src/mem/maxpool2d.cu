@@ -11,8 +11,8 @@
  * coalesced; the overlapping windows (3x3, stride 2) re-read their shared rows from L2. Index
  * math in 32 bits when every index fits, else 64.
  * Layouts: x N x H x W x C, y N x P x Q x C, f16 or bf16. PTX: griddepcontrol on sm_90 (the
- * launch carries programmatic stream serialisation there, so it overlaps the kernel before it;
- * the wait comes before the first read of x).
+ * launch carries programmatic stream serialisation there when the driver is CUDA 12.3+, so it
+ * overlaps the kernel before it; the wait comes before the first read of x).
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -137,6 +137,22 @@ static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, i
                  : cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 1, int64_t>, a);
 }
 
+/* Whether launches on device dev may carry programmatic stream serialisation: sm_90+ and a driver
+ * of CUDA 12.3+ (older drivers reject it inside graph capture). Asked once per device and process
+ * (a race only repeats the query); 0 with *e set on a CUDA error. */
+static int pool_pdl_ok(int dev, cudaError_t *e)
+{
+    static int cache[64]; /* 0 unknown, 1 yes, 2 no */
+    if (dev >= 0 && dev < 64 && cache[dev]) return cache[dev] == 1;
+    int major = 0, drv = 0;
+    *e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (*e != cudaSuccess) return 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    const int ok = major >= 9 && drv >= 12030;
+    if (dev >= 0 && dev < 64) cache[dev] = ok ? 1 : 2;
+    return ok;
+}
+
 extern "C" igemm_status_t igemm_maxpool2d_launch(const igemm_pool_params_t *p, const void *x, void *y, void *stream)
 {
     pool_args_t a;
@@ -149,13 +165,12 @@ extern "C" igemm_status_t igemm_maxpool2d_launch(const igemm_pool_params_t *p, c
     /* 32-bit indices: every element index of x and y, and the grid-stride counter's last step
      * (total + the grid's thread count), below 2^31 */
     const int small = p->x_elems < ((int64_t)1 << 30) && p->y_elems < ((int64_t)1 << 30);
-    int dev = 0, major = 0;
+    int dev = 0, pdl = 0;
     cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess) pdl = pool_pdl_ok(dev, &e);
     if (e == cudaSuccess)
-        e = p->dtype == IGEMM_DTYPE_BF16
-                ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, major >= 9, stream)
-                : pool_launch_dtype<__half2>(a, vec, small, major >= 9, stream);
+        e = p->dtype == IGEMM_DTYPE_BF16 ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, pdl, stream)
+                                         : pool_launch_dtype<__half2>(a, vec, small, pdl, stream);
     if (e == cudaSuccess) e = cudaGetLastError();
     else (void)cudaGetLastError();
     if (e != cudaSuccess)
