@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""igemm vs PyTorch eager (cuDNN) and torch.compile on the layers of shapes.csv.
+"""igemm vs PyTorch eager (cuDNN) and torch.compile on the layers of shapes.csv (or zoo.csv, whose
+15th column is the groups).
 
 For every layer: plain conv, and conv + bias + residual + ReLU fused
 (eager: F.relu(F.conv2d(x, w, b) + res); compiled: torch.compile of that; igemm: one call with
@@ -7,6 +8,8 @@ the fused epilogue). Times are GPU times from CUDA events around each call, medi
 calls after --warmup calls; the GPU is kept busy (torch.cuda._sleep) while the calls are
 enqueued, so Python / launch overhead is not counted, and inputs rotate over more than twice
 the L2 cache so each call reads them from HBM. cuDNN runs with torch.backends.cudnn.benchmark.
+floor_us is the layer's bytes floor (x, w and y moved once at the device's measured copy rate) and
+floor_frac = floor_us / igemm's plain time: the figure of merit of memory-bound layers.
 
     python python/bench.py [--shapes bench/shapes.csv] [--dtype bf16] \
         [--png bench_speedup.png] [--csv bench.csv] [--only REGEX] [--no-compile]
@@ -58,6 +61,11 @@ def read_shapes(path):
             parts = [p.strip() for p in line.split(",")]
             d = {"name": parts[0]}
             d.update({c: int(v) for c, v in zip(cols, parts[1:])})
+            # the 15th column (bench/zoo.csv): groups, 1 where absent
+            d["groups"] = int(parts[14]) if len(parts) > 14 and parts[14] else 1
+            if d["c"] % d["groups"] or d["k"] % d["groups"]:
+                raise ValueError("%s: c = %d, k = %d not divisible by groups = %d"
+                                 % (path, d["c"], d["k"], d["groups"]))
             out.append(d)
     return out
 
@@ -105,6 +113,30 @@ def time_us(fn, arg_sets, reps, warmup):
     return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
 
 
+_DRAM_BPS = None
+
+
+def dram_bytes_per_s():
+    """The device's copy rate (bytes read + written per second, a 1 GiB device-to-device copy,
+    best of 5): the rate the bytes floor of a layer is computed at."""
+    global _DRAM_BPS
+    if _DRAM_BPS is None:
+        a = torch.empty(2 ** 29, dtype=torch.float16, device="cuda")
+        b = torch.empty_like(a)
+        best = None
+        for _ in range(5):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            b.copy_(a)
+            e.record()
+            e.synchronize()
+            ms = s.elapsed_time(e)
+            best = ms if best is None else min(best, ms)
+        _DRAM_BPS = 2 * a.numel() * a.element_size() / (best * 1e-3)
+        del a, b
+    return _DRAM_BPS
+
+
 def l2_bytes():
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     return int(getattr(props, "L2_cache_size", 0) or 50 * 2 ** 20)
@@ -115,6 +147,7 @@ def l2_bytes():
 
 def bench_layer(d, args, dtype):
     n = args.batch or d["n"]
+    g = d.get("groups", 1)
     stride = (d["stride_h"], d["stride_w"])
     padding = (d["pad_h"], d["pad_w"])
     dil = (d["dil_h"], d["dil_w"])
@@ -122,41 +155,45 @@ def bench_layer(d, args, dtype):
     q = (d["w"] + 2 * d["pad_w"] - d["dil_w"] * (d["s"] - 1) - 1) // d["stride_w"] + 1
     cl = torch.channels_last
     esize = torch.empty((), dtype=dtype).element_size()
-    set_bytes = esize * (n * d["c"] * d["h"] * d["w"] + d["k"] * d["c"] * d["r"] * d["s"] +
-                         2 * n * d["k"] * p * q)
+    x_bytes = esize * n * d["c"] * d["h"] * d["w"]
+    w_bytes = esize * d["k"] * (d["c"] // g) * d["r"] * d["s"]
+    y_bytes = esize * n * d["k"] * p * q
+    set_bytes = x_bytes + w_bytes + 2 * y_bytes
     nsets = max(2, math.ceil(2 * l2_bytes() / set_bytes) + 1)
     nsets = min(nsets, max(2, int(args.max_rotate_gb * 2 ** 30 // set_bytes)))
     sets = []
     for _ in range(nsets):
         x = torch.randn(n, d["c"], d["h"], d["w"], device="cuda").to(dtype).contiguous(
             memory_format=cl)
-        w = (torch.randn(d["k"], d["c"], d["r"], d["s"], device="cuda") /
-             math.sqrt(d["c"] * d["r"] * d["s"])).to(dtype).contiguous(memory_format=cl)
+        w = (torch.randn(d["k"], d["c"] // g, d["r"], d["s"], device="cuda") /
+             math.sqrt(d["c"] // g * d["r"] * d["s"])).to(dtype).contiguous(memory_format=cl)
         b32 = torch.randn(d["k"], device="cuda")
         res = torch.randn(n, d["k"], p, q, device="cuda").to(dtype).contiguous(memory_format=cl)
         sets.append((x, w, b32, b32.to(dtype), res))
 
     def ig_plain(x, w, b32, b, res):
-        return igemm.conv2d(x, w, None, stride, padding, dil)
+        return igemm.conv2d(x, w, None, stride, padding, dil, g)
 
     def ig_fused(x, w, b32, b, res):
-        return igemm.conv2d(x, w, b32, stride, padding, dil, residual=res, activation="relu")
+        return igemm.conv2d(x, w, b32, stride, padding, dil, g, residual=res, activation="relu")
 
     def eager_plain(x, w, b32, b, res):
-        return F.conv2d(x, w, None, stride, padding, dil)
+        return F.conv2d(x, w, None, stride, padding, dil, g)
 
     def eager_fused(x, w, b32, b, res):
-        return F.relu(F.conv2d(x, w, b, stride, padding, dil) + res)
+        return F.relu(F.conv2d(x, w, b, stride, padding, dil, g) + res)
 
     row = {"name": d["name"], "n": n}
-    flop = 2.0 * n * p * q * d["k"] * d["c"] * d["r"] * d["s"]
+    flop = 2.0 * n * p * q * d["k"] * (d["c"] // g) * d["r"] * d["s"]
+    # the bytes floor: x, w and y each moved once at the device's copy rate (plain conv)
+    row["floor_us"] = (x_bytes + w_bytes + y_bytes) / dram_bytes_per_s() * 1e6
     with torch.no_grad():
         # correctness spot check against cuDNN
         a = sets[0]
         for tag, ig, ea in (("plain", ig_plain, eager_plain), ("fused", ig_fused, eager_fused)):
             yi, ye = ig(*a).float(), ea(*a).float()
             row["%s_maxrel" % tag] = float((yi - ye).abs().max() / ye.abs().max().clamp_min(1e-6))
-        row["path"] = igemm.plan_info(a[0], a[1], None, stride, padding, dil)["path"].name
+        row["path"] = igemm.plan_info(a[0], a[1], None, stride, padding, dil, g)["path"].name
         for tag, ig, ea in (("plain", ig_plain, eager_plain), ("fused", ig_fused, eager_fused)):
             if tag == "fused" and args.no_fused:
                 continue
@@ -167,6 +204,7 @@ def bench_layer(d, args, dtype):
                 comp = torch.compile(ea, dynamic=False)
                 row["compile_%s_us" % tag] = time_us(comp, sets, args.reps, args.warmup)
     row["igemm_tflops"] = flop / (row["igemm_plain_us"] * 1e-6) / 1e12
+    row["floor_frac"] = row["floor_us"] / row["igemm_plain_us"]
     for tag in ("plain", "fused"):
         ig = row.get("igemm_%s_us" % tag)
         for base in ("eager", "compile"):
@@ -180,8 +218,8 @@ def bench_layer(d, args, dtype):
 
 COLUMNS = ["name", "n", "igemm_plain_us", "eager_plain_us", "compile_plain_us", "plain_vs_eager",
            "plain_vs_compile", "igemm_fused_us", "eager_fused_us", "compile_fused_us",
-           "fused_vs_eager", "fused_vs_compile", "igemm_tflops", "plain_maxrel", "fused_maxrel",
-           "path"]
+           "fused_vs_eager", "fused_vs_compile", "igemm_tflops", "floor_us", "floor_frac",
+           "plain_maxrel", "fused_maxrel", "path"]
 
 
 def geomean(vals):
