@@ -348,3 +348,26 @@ def test_linear_module_wrong_width_and_dtypes():
         opt(torch.randn(10, 48, dtype=torch.bfloat16))
     y = opt(torch.randn(3, 24))  # float32 on the CPU: torch's ops in x's dtype
     assert y.dtype == torch.float32 and y.shape == (3, 10)
+
+
+def test_submodules_bound_for_fast_lookup():
+    """optimize binds submodules as plain attributes (fx's forward finds them without
+    nn.Module.__getattr__); setattr keeps them in step; state_dict and .to() are unchanged."""
+    m = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(),
+                      nn.Sequential(nn.Conv2d(8, 8, 1), nn.BatchNorm2d(8)), nn.Flatten(),
+                      nn.Linear(8 * 6 * 6, 5))
+    opt = igemm.optimize(randomize(m), dtype=torch.float32)
+    x = torch.randn(2, 4, 6, 6).contiguous(memory_format=torch.channels_last)
+    with torch.no_grad():
+        ref = m(x)
+        assert rel_err(ref, opt(x)) < 1e-5
+    bound = [(mod, name) for mod in opt.modules() for name in mod._modules]
+    assert bound and all(mod.__dict__.get(name) is mod._modules[name] for mod, name in bound)
+    keys = sorted(opt.state_dict())
+    opt.to(torch.float64)  # modules keep their identity: the bindings stay valid
+    assert sorted(opt.state_dict()) == keys
+    with torch.no_grad():
+        assert rel_err(ref.double(), opt(x.double())) < 1e-5
+    name = next(n for n, c in opt.named_children() if isinstance(c, IgemmLinear))
+    setattr(opt, name, nn.Identity())  # nn.Module.__setattr__ drops the stale binding
+    assert isinstance(getattr(opt, name), nn.Identity)
