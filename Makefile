@@ -45,7 +45,7 @@ GEN_SM90 := -gencode arch=compute_90a,code=sm_90a
 NVCCFLAGS ?= -O3 -lineinfo
 override NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Isrc --expt-relaxed-constexpr -Xptxas -warn-spills
 
-C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c src/sm90/*.c)
+C_SRCS := $(wildcard src/*.c src/ref/*.c src/common/*.c src/sm90/*.c src/sm100/*.c)
 # The Hopper kernel instances: generated from one list (src/sm90/instances/list.txt) by
 # src/sm90/instances/gen.sh into $(GEN_DIR), one translation unit per list unit and dtype.
 GEN_DIR := $(BUILD)/gen/sm90
