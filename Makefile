@@ -186,12 +186,19 @@ install: $(LIB) $(CLI)
 
 # the GEMM ladder (examples/gemm_ladder/: ten standalone Hopper programs, docs/gemm_ladder.md)
 # into build/ladder/; run each (sm_90 GPU) as build/ladder/stepNN_name [--sizes 4096,8192]
+# (sm100_*.cu: the Blackwell steps, built for sm_100a; they run on a B200 only)
 LADDER_SRCS := $(wildcard examples/gemm_ladder/step*.cu)
-LADDER_BINS := $(LADDER_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%)
+LADDER100_SRCS := $(wildcard examples/gemm_ladder/sm100_*.cu)
+LADDER_BINS := $(LADDER_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%) \
+               $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%)
+LADDER_DEPS := examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh $(wildcard src/ptx/*.cuh src/sm100/*.h)
 ladder: $(LADDER_BINS)
-$(BUILD)/ladder/%: examples/gemm_ladder/%.cu examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh $(wildcard src/ptx/*.cuh)
+$(BUILD)/ladder/step%: examples/gemm_ladder/step%.cu $(LADDER_DEPS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills -o $@ $< -lcuda
+$(BUILD)/ladder/sm100_%: examples/gemm_ladder/sm100_%.cu $(LADDER_DEPS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_100a,code=sm_100a -Xptxas -warn-spills -o $@ $< -lcuda
 
 # the diagnostic probes (dev/probes/) into build/probes/
 probes: $(LIB)

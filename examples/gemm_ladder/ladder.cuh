@@ -67,6 +67,7 @@ typedef struct lad_cfg {
     int tile_m, tile_n;              /* sizes must be multiples of these (and K of 64) */
     int a_box_rows, b_box_rows;      /* TMA boxes (0: no tensor maps) */
     void (*launch)(const lad_problem_t *p, cudaStream_t s);
+    int sm_major;                    /* the GPU generation it runs on (0: 9, Hopper) */
 } lad_cfg_t;
 
 /* ------------------------------------------------------------------ device pieces */
@@ -292,8 +293,10 @@ static int lad_main(const lad_cfg_t *cfg, int argc, char **argv)
     LAD_CK(cudaGetDevice(&dev));
     LAD_CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     LAD_CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    if (major != 9) {
-        fprintf(stderr, "step %d needs an sm_90 GPU (Hopper); this one is sm_%d0\n", cfg->step, major);
+    const int want = cfg->sm_major ? cfg->sm_major : 9;
+    if (major != want) {
+        fprintf(stderr, "step %d needs an sm_%d0 GPU (%s); this one is sm_%d0\n", cfg->step, want,
+                want == 9 ? "Hopper" : "Blackwell", major);
         return 2;
     }
     int ok = 1;
