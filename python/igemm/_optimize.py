@@ -299,23 +299,18 @@ def _bn_ok(m, k):
             and m.num_features == k)
 
 
+_ACT_MODULES = {nn.ReLU: "relu", nn.ReLU6: "relu6", nn.SiLU: "silu", nn.Sigmoid: "sigmoid",
+                nn.Tanh: "tanh", nn.Hardswish: "hardswish", nn.Hardsigmoid: "hardsigmoid"}
+
+
 def _act_of_module(m):
     """(igemm name, param) for an activation module, or None."""
     t = type(m)
-    if t is nn.ReLU:
-        return ("relu", 0.01)
-    if t is nn.ReLU6 or (t is nn.Hardtanh and m.min_val == 0.0 and m.max_val == 6.0):
+    name = _ACT_MODULES.get(t)
+    if name is not None:
+        return (name, 0.01)
+    if t is nn.Hardtanh and m.min_val == 0.0 and m.max_val == 6.0:
         return ("relu6", 0.01)
-    if t is nn.SiLU:
-        return ("silu", 0.01)
-    if t is nn.Sigmoid:
-        return ("sigmoid", 0.01)
-    if t is nn.Tanh:
-        return ("tanh", 0.01)
-    if t is nn.Hardswish:
-        return ("hardswish", 0.01)
-    if t is nn.Hardsigmoid:
-        return ("hardsigmoid", 0.01)
     if t is nn.GELU:
         return ("gelu_tanh" if m.approximate == "tanh" else "gelu", 0.01)
     if t is nn.LeakyReLU:
