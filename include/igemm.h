@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define IGEMM_VERSION_MAJOR 0
-#define IGEMM_VERSION_MINOR 3
+#define IGEMM_VERSION_MINOR 4
 #define IGEMM_VERSION_PATCH 0
 /* Single integer, comparable: 10000*major + 100*minor + patch. */
 #define IGEMM_VERSION (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)
@@ -377,6 +377,23 @@ IGEMM_API igemm_status_t igemm_maxpool2d(const igemm_pool2d_desc_t *desc, const 
  * or NULL_POINTER. */
 IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *desc,
                                                    const void *x, void *y);
+
+/* Average pooling, the same windows as igemm_maxpool2d (dilation included):
+ *
+ *     y[n, p, q, c] = (sum of the window's taps inside x) / divisor
+ *
+ * summed in fp32 and rounded once to dtype. divisor: count_include_pad = 1, the window's taps
+ * inside the padded input (rows -pad_top .. H + pad_bottom - 1, columns likewise: as PyTorch's
+ * avg_pool2d with symmetric padding and ceil_mode off); 0, the taps inside x. A window with no
+ * tap inside x gives 0. A global average pool (R = H, S = W, no padding) is the mean over the
+ * image, as adaptive_avg_pool2d(x, 1). Same arguments, alignment, stream and return values as
+ * igemm_maxpool2d; INVALID_VALUE for a count_include_pad other than 0 or 1. */
+IGEMM_API igemm_status_t igemm_avgpool2d(const igemm_pool2d_desc_t *desc, int count_include_pad,
+                                         const void *x, void *y, void *stream);
+
+/* The CPU reference of igemm_avgpool2d (host pointers; the sum in double, rounded once). */
+IGEMM_API igemm_status_t igemm_avgpool2d_reference(const igemm_pool2d_desc_t *desc,
+                                                   int count_include_pad, const void *x, void *y);
 
 /* Creates a plan for a GEMM (desc and epi as igemm_gemm_reference; NULL epi: the identity),
  * run with igemm_plan_run(plan, a, b, scale, bias, c, d, stream): A as x, B as w, C as the

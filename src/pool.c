@@ -1,7 +1,7 @@
 /*
  * pool.c — the pooling entry points: descriptor default, validation (every field, with its
  * value in the message), output dims, and igemm_maxpool2d / igemm_maxpool2d_reference, which
- * check the pointers and hand a validated problem to the kernel (src/mem/maxpool2d.cu) or the
+ * check the pointers and hand a validated problem to the kernel (src/mem/pool2d.cu) or the
  * CPU reference (src/ref/pool_ref.c).
  */
 #include <stdint.h>
@@ -75,7 +75,7 @@ igemm_status_t igemm_pool_problem_init(const igemm_pool2d_desc_t *d, igemm_pool_
     if (st == IGEMM_STATUS_SUCCESS) st = elems4("y", d->n, p.p, p.q, d->c, &p.y_elems);
     if (st != IGEMM_STATUS_SUCCESS) return st;
     p.n = d->n, p.h = d->h, p.w = d->w, p.c = d->c, p.r = d->r, p.s = d->s;
-    p.pad_top = d->pad_top, p.pad_left = d->pad_left;
+    p.pad_top = d->pad_top, p.pad_left = d->pad_left, p.pad_bottom = d->pad_bottom, p.pad_right = d->pad_right;
     p.stride_h = d->stride_h, p.stride_w = d->stride_w, p.dil_h = d->dil_h, p.dil_w = d->dil_w;
     p.dtype = d->dtype;
     if (params) *params = p;
@@ -138,6 +138,44 @@ IGEMM_API igemm_status_t igemm_maxpool2d(const igemm_pool2d_desc_t *desc, const 
     if (st != IGEMM_STATUS_SUCCESS) return st;
 #ifdef IGEMM_HAVE_CUDA
     return igemm_maxpool2d_launch(&p, x, y, stream);
+#else
+    (void)stream;
+    return igemm_set_error(IGEMM_STATUS_NO_DEVICE, "this igemm was built without CUDA");
+#endif
+}
+
+static igemm_status_t pool_cip(int count_include_pad)
+{
+    if (count_include_pad != 0 && count_include_pad != 1)
+        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "count_include_pad = %d: expected 0 or 1",
+                               count_include_pad);
+    return IGEMM_STATUS_SUCCESS;
+}
+
+IGEMM_API igemm_status_t igemm_avgpool2d_reference(const igemm_pool2d_desc_t *desc, int count_include_pad,
+                                                   const void *x, void *y)
+{
+    igemm_clear_error();
+    igemm_pool_params_t p;
+    igemm_status_t st = igemm_pool_problem_init(desc, &p);
+    if (st == IGEMM_STATUS_SUCCESS) st = pool_cip(count_include_pad);
+    if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    if (st != IGEMM_STATUS_SUCCESS) return st;
+    igemm_ref_avgpool2d(&p, count_include_pad, x, y);
+    return IGEMM_STATUS_SUCCESS;
+}
+
+IGEMM_API igemm_status_t igemm_avgpool2d(const igemm_pool2d_desc_t *desc, int count_include_pad, const void *x,
+                                         void *y, void *stream)
+{
+    igemm_clear_error();
+    igemm_pool_params_t p;
+    igemm_status_t st = igemm_pool_problem_init(desc, &p);
+    if (st == IGEMM_STATUS_SUCCESS) st = pool_cip(count_include_pad);
+    if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    if (st != IGEMM_STATUS_SUCCESS) return st;
+#ifdef IGEMM_HAVE_CUDA
+    return igemm_avgpool2d_launch(&p, count_include_pad, x, y, stream);
 #else
     (void)stream;
     return igemm_set_error(IGEMM_STATUS_NO_DEVICE, "this igemm was built without CUDA");

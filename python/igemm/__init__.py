@@ -27,7 +27,8 @@ __version__ = "0.1.0"
 __all__ = [
     "conv2d", "describe", "plan_info", "IgemmError", "LibraryNotFoundError", "Status", "DType",
     "Activation", "Path", "library_path", "library_version", "device_count",
-    "clear_plan_cache", "plan_cache_size", "optimize", "__version__",
+    "clear_plan_cache", "plan_cache_size", "optimize", "avg_pool2d", "adaptive_avg_pool2d",
+    "__version__",
 ]
 
 _torch_backend = None  # igemm._torch once torch is in use
@@ -117,6 +118,27 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 
 
 _pool_fn = None
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Average pooling with torch.nn.functional.avg_pool2d's arguments on a CUDA tensor
+    (N, C, H, W) of float16 or bfloat16 (channels_last memory; returns channels_last): the
+    window's taps summed in fp32, divided as PyTorch divides, rounded once. ceil_mode only where
+    it adds no window past the input, no divisor_override (ValueError otherwise). As the op
+    torch.ops.igemm.avg_pool2d it works under torch.compile and CUDA-graph capture; inference
+    only."""
+    _load_torch_backend()
+    from ._pool import avg_pool2d as fn
+    return fn(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d for output_size 1 or (1, 1) (the global average
+    of a classifier head) on a CUDA float16/bfloat16 tensor; ValueError for other sizes."""
+    _load_torch_backend()
+    from ._pool import adaptive_avg_pool2d as fn
+    return fn(x, output_size)
 
 
 def linear(x, weight, bias=None, activation=None, *, scale=None, residual=None, alpha=1.0,

@@ -224,6 +224,8 @@ _PROTOTYPES = {
     "igemm_pool2d_output_dims": (ctypes.c_int, (_P(PoolDesc), _P(_I64), _P(_I64))),
     "igemm_maxpool2d": (ctypes.c_int, (_P(PoolDesc), _vp, _vp, _vp)),
     "igemm_maxpool2d_reference": (ctypes.c_int, (_P(PoolDesc), _vp, _vp)),
+    "igemm_avgpool2d": (ctypes.c_int, (_P(PoolDesc), ctypes.c_int, _vp, _vp, _vp)),
+    "igemm_avgpool2d_reference": (ctypes.c_int, (_P(PoolDesc), ctypes.c_int, _vp, _vp)),
     "igemm_device_count": (ctypes.c_int, ()),
     "igemm_conv2d_desc_default": (ConvDesc, ()),
     "igemm_epilogue_default": (Epilogue, ()),

@@ -12,8 +12,8 @@ IgemmConv2d and takes in, when it is the only user of the value before it,
   2. a following residual add (`a + b`, `torch.add`, `+=`) of a value computed before it;
   3. a following activation the epilogue has (ReLU, ReLU6 / Hardtanh(0, 6), LeakyReLU, GELU erf
      and tanh, SiLU, Sigmoid, Tanh, Hardswish, Hardsigmoid; modules, functions and tensor methods).
-nn.MaxPool2d runs on igemm's max pool, nn.Linear on igemm where its planner takes the rows to
-its few-row kernel (IgemmLinear). Everything else (LayerNorm, average pooling, ...) stays in
+nn.MaxPool2d runs on igemm's max pool, nn.AvgPool2d and nn.AdaptiveAvgPool2d(1) on its average
+pool, nn.Linear on igemm where its planner takes the rows to its few-row kernel (IgemmLinear). Everything else (LayerNorm, average pooling, ...) stays in
 torch. A model fx cannot trace still has its Conv2d modules replaced one by one, with a
 BatchNorm2d and an activation that follow them inside an nn.Sequential folded in.
 
@@ -31,9 +31,11 @@ from torch import nn
 
 from . import _torch as _backend  # noqa: E402 (the package is imported first)
 from . import max_pool2d as _igemm_max_pool2d  # noqa: E402
+from . import avg_pool2d as _igemm_avg_pool2d  # noqa: E402
+from . import adaptive_avg_pool2d as _igemm_adaptive_avg_pool2d  # noqa: E402
 from ._lib import Path as _Path  # noqa: E402
 
-__all__ = ["optimize", "IgemmConv2d", "IgemmMaxPool2d", "IgemmLinear", "OptimizeReport"]
+__all__ = ["optimize", "IgemmConv2d", "IgemmMaxPool2d", "IgemmAvgPool2d", "IgemmLinear", "OptimizeReport"]
 
 _INFERENCE_ONLY = ("igemm.optimize made an inference-only module (BatchNorm folded, weights as "
                    "buffers): %s. Optimize a copy for inference and train the original.")
@@ -190,6 +192,53 @@ class IgemmMaxPool2d(nn.Module):
 _POOL_DTYPES = (torch.float16, torch.bfloat16)
 
 
+_AVG_MAX_TAPS = 64  # igemm's average pool sums a window in one thread: small windows only
+
+
+class IgemmAvgPool2d(nn.Module):
+    """nn.AvgPool2d (ceil_mode off, no divisor_override) or nn.AdaptiveAvgPool2d(1) through
+    igemm's average pool on CUDA float16/bfloat16 tensors whose windows have at most 64 taps
+    (a classifier's 7 x 7 global pool; torch's channels_last average is a generic reduction
+    kernel); F.avg_pool2d / F.adaptive_avg_pool2d for anything else, e.g. the squeeze-excite
+    pools over whole feature maps, where one thread per window would be slow."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.adaptive = isinstance(m, nn.AdaptiveAvgPool2d)
+        if self.adaptive:
+            self.output_size = m.output_size
+        else:
+            self.kernel_size, self.stride, self.padding = m.kernel_size, m.stride, m.padding
+            self.count_include_pad = m.count_include_pad
+
+    def extra_repr(self):
+        if self.adaptive:
+            return "output_size=%s" % (self.output_size,)
+        return "kernel_size=%s, stride=%s, padding=%s, count_include_pad=%s" % (
+            self.kernel_size, self.stride, self.padding, self.count_include_pad)
+
+    def forward(self, x):
+        if x.is_cuda and x.dtype in _POOL_DTYPES and x.dim() == 4:
+            if self.adaptive:
+                if x.shape[2] * x.shape[3] <= _AVG_MAX_TAPS:
+                    return _igemm_adaptive_avg_pool2d(x, 1)
+            else:
+                k = self.kernel_size
+                if (k * k if isinstance(k, int) else k[0] * k[1]) <= _AVG_MAX_TAPS:
+                    return _igemm_avg_pool2d(x, self.kernel_size, self.stride, self.padding, False,
+                                             self.count_include_pad)
+        if self.adaptive:
+            return F.adaptive_avg_pool2d(x, self.output_size)
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, False,
+                            self.count_include_pad)
+
+
+def _avg_ok(m):
+    if type(m) is nn.AdaptiveAvgPool2d:
+        return m.output_size in (1, (1, 1), [1, 1])
+    return type(m) is nn.AvgPool2d and not m.ceil_mode and m.divisor_override is None
+
+
 class IgemmLinear(nn.Module):
     """nn.Linear as a 1x1 IgemmConv2d over rows = x.numel() / in_features, where igemm's planner
     runs those rows on its memory-bound few-row kernel (Path.MEMORY: a classifier's batch,
@@ -254,12 +303,14 @@ def _replace_linears(root, rep):
 
 
 def _replace_pools(root, rep):
-    """Every nn.MaxPool2d without return_indices becomes an IgemmMaxPool2d (same name)."""
+    """Every nn.MaxPool2d without return_indices becomes an IgemmMaxPool2d, every nn.AvgPool2d
+    without ceil_mode / divisor_override and nn.AdaptiveAvgPool2d(1) an IgemmAvgPool2d (same
+    names)."""
     for name, m in list(root.named_modules()):
-        if type(m) is nn.MaxPool2d and not m.return_indices:
+        if (type(m) is nn.MaxPool2d and not m.return_indices) or _avg_ok(m):
             parent_name, _, leaf = name.rpartition(".")
             parent = root.get_submodule(parent_name) if parent_name else root
-            setattr(parent, leaf, IgemmMaxPool2d(m))
+            setattr(parent, leaf, IgemmMaxPool2d(m) if type(m) is nn.MaxPool2d else IgemmAvgPool2d(m))
             rep.pools += 1
 
 
@@ -273,7 +324,7 @@ class OptimizeReport(object):
         self.batchnorms = 0       # BatchNorm2d folded
         self.activations = 0      # activations fused
         self.residuals = 0        # residual adds fused
-        self.pools = 0            # MaxPool2d run by igemm.max_pool2d
+        self.pools = 0            # MaxPool2d / AvgPool2d / AdaptiveAvgPool2d(1) run by igemm
         self.linears = 0          # Linear made IgemmLinear (igemm where its planner runs few rows)
         self.traced = True        # False: fx could not trace, module-by-module fallback
         self.left_in_torch = {}   # module class name -> count, for the leaf modules not fused
@@ -646,7 +697,8 @@ def optimize(model, dtype=None, report=False, grouped=False):
     _replace_pools(out, rep)
     _replace_linears(out, rep)
     for m in out.modules():
-        if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d, IgemmLinear)) or list(m.children()):
+        if m is out or isinstance(m, (IgemmConv2d, IgemmMaxPool2d, IgemmAvgPool2d, IgemmLinear)) \
+                or list(m.children()):
             continue
         rep.left_in_torch[type(m).__name__] = rep.left_in_torch.get(type(m).__name__, 0) + 1
     out = out.to(dtype=dtype).to(memory_format=torch.channels_last)

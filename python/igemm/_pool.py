@@ -1,6 +1,7 @@
-"""torch path of igemm.max_pool2d: CUDA tensors in channels_last memory through igemm_maxpool2d,
-as the op igemm::max_pool2d (schema, CUDA kernel, fake kernel), with the same host-cost fast
-path as conv2d (_torch: a signature of the raw arguments -> a prepared call)."""
+"""torch path of igemm.max_pool2d and igemm.avg_pool2d / adaptive_avg_pool2d (output 1): CUDA
+tensors in channels_last memory through igemm_maxpool2d / igemm_avgpool2d, as the ops
+igemm::max_pool2d and igemm::avg_pool2d (schema, CUDA kernel, fake kernel), with the same
+host-cost fast path as conv2d (_torch: a signature of the raw arguments -> a prepared call)."""
 
 import ctypes
 from typing import List
@@ -50,14 +51,16 @@ def _out_hw(x, kernel, stride, pads, dil):
 
 
 class _PoolCall(object):
-    """A prepared max pool: the descriptor (by reference) and the output geometry."""
+    """A prepared max or average pool: the descriptor (by reference), the output geometry and,
+    for an average, count_include_pad (avg: None for a max pool)."""
 
-    __slots__ = ("desc", "ref", "fn", "shape", "strides", "dtype", "device", "dev")
+    __slots__ = ("desc", "ref", "fn", "avg", "shape", "strides", "dtype", "device", "dev")
 
-    def __init__(self, desc, shape, strides, dtype, device, dev):
+    def __init__(self, desc, shape, strides, dtype, device, dev, avg=None):
         self.desc = desc
         self.ref = ctypes.byref(desc)
-        self.fn = lib().igemm_maxpool2d
+        self.avg = avg
+        self.fn = lib().igemm_maxpool2d if avg is None else lib().igemm_avgpool2d
         self.shape, self.strides, self.dtype, self.device, self.dev = shape, strides, dtype, \
             device, dev
 
@@ -73,17 +76,21 @@ class _PoolCall(object):
         if not x.is_contiguous(memory_format=_t._CL) or _t._cur_device() != self.dev:
             return None
         y = torch.empty_strided(self.shape, self.strides, dtype=self.dtype, device=self.device)
-        st = self.fn(self.ref, x.data_ptr(), y.data_ptr(), _t._raw_stream(self.dev))
+        if self.avg is None:
+            st = self.fn(self.ref, x.data_ptr(), y.data_ptr(), _t._raw_stream(self.dev))
+        else:
+            st = self.fn(self.ref, self.avg, x.data_ptr(), y.data_ptr(), _t._raw_stream(self.dev))
         if st:
-            check(st, "igemm_maxpool2d")
+            check(st, "igemm_maxpool2d" if self.avg is None else "igemm_avgpool2d")
         return y
 
 
-def _run(x, kernel, stride, pads, dil):
-    """Checks the normalised arguments and runs -> (y, _PoolCall)."""
+def _run(x, kernel, stride, pads, dil, avg=None):
+    """Checks the normalised arguments and runs -> (y, _PoolCall). avg: None (max pool) or
+    count_include_pad (0 / 1) of an average pool."""
+    what = "igemm.max_pool2d" if avg is None else "igemm.avg_pool2d"
     if x.dtype not in _DTYPES:
-        raise TypeError("x.dtype = %s: igemm.max_pool2d takes torch.float16 or torch.bfloat16"
-                        % (x.dtype,))
+        raise TypeError("x.dtype = %s: %s takes torch.float16 or torch.bfloat16" % (x.dtype, what))
     if x.dim() != 4:
         raise ValueError("x.dim() = %d (shape %s): expected 4-d (N, C, H, W)"
                          % (x.dim(), tuple(x.shape)))
@@ -93,13 +100,17 @@ def _run(x, kernel, stride, pads, dil):
     p, q = _out_hw(x, kernel, stride, pads, dil)
     y = x.new_empty_strided((n, c, p, q), (p * q * c, 1, q * c, c))
     dev = x.get_device()
-    call = _PoolCall(desc, (n, c, p, q), y.stride(), x.dtype, x.device, dev)
+    call = _PoolCall(desc, (n, c, p, q), y.stride(), x.dtype, x.device, dev, avg)
     if not x.is_contiguous(memory_format=_t._CL):
         x = x.contiguous(memory_format=_t._CL)
     with torch.cuda.device(dev):
         stream = torch.cuda.current_stream(dev).cuda_stream
-        check(lib().igemm_maxpool2d(ctypes.byref(desc), x.data_ptr(), y.data_ptr(), stream),
-              "igemm_maxpool2d")
+        if avg is None:
+            check(lib().igemm_maxpool2d(ctypes.byref(desc), x.data_ptr(), y.data_ptr(), stream),
+                  "igemm_maxpool2d")
+        else:
+            check(lib().igemm_avgpool2d(ctypes.byref(desc), avg, x.data_ptr(), y.data_ptr(), stream),
+                  "igemm_avgpool2d")
     return y, call
 
 
@@ -167,3 +178,84 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
             _t._remember(key, call)
         return y
     return _OP(x, kernel, stride_n, pads, dil)
+
+
+# ------------------------------------------------------------------ average pooling
+
+def _avg_impl(x: torch.Tensor, kernel: List[int], stride: List[int], padding: List[int],
+              count_include_pad: bool) -> torch.Tensor:
+    if x.requires_grad and _t._grad_enabled():
+        raise RuntimeError("igemm::avg_pool2d is inference-only (it has no backward): call it "
+                           "under torch.no_grad() (x requires grad)")
+    cip = 1 if count_include_pad else 0
+    key = None
+    if _t._FAST_CAPABLE and type(x) is _t._Tensor:
+        key = (5, x.shape, x.dtype, x.get_device(), tuple(kernel), tuple(stride), tuple(padding), cip)
+        c = _t._calls.get(key)
+        if c is not None:
+            y = c.launch(x, gate=False)
+            if y is not None:
+                return y
+    y, call = _run(x, kernel, stride, padding, [1, 1], cip)
+    if key is not None:
+        _t._remember(key, call)
+    return y
+
+
+_AVG_SCHEMA = ("avg_pool2d(Tensor x, int[] kernel, int[] stride, int[] padding, "
+               "bool count_include_pad) -> Tensor")
+_t._LIB.define(_AVG_SCHEMA)
+_t._LIB.impl("avg_pool2d", _avg_impl, "CUDA")
+_AVG_OP = torch.ops.igemm.avg_pool2d.default
+
+
+@torch.library.register_fake("igemm::avg_pool2d", lib=_t._LIB)
+def _avg_fake(x, kernel, stride, padding, count_include_pad):
+    n, c = x.shape[0], x.shape[1]
+    p, q = _out_hw(x, kernel, stride, padding, [1, 1])
+    return x.new_empty_strided((n, c, p, q), (p * q * c, 1, q * c, c))
+
+
+def _check_x(x, what):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError("x is a %s: expected a torch.Tensor" % type(x).__name__)
+    if x.dim() != 4:
+        raise ValueError("x.dim() = %d (shape %s): expected 4-d (N, C, H, W)"
+                         % (x.dim(), tuple(x.shape)))
+    if x.device.type != "cuda":
+        raise ValueError("x.device = %s: %s runs on CUDA tensors" % (x.device, what))
+
+
+def _avg_run(x, kernel, stride, pads, cip):
+    if _t._direct_ok(x, x, None, None, None):
+        return _avg_impl(x, kernel, stride, pads, bool(cip))
+    return _AVG_OP(x, kernel, stride, pads, bool(cip))
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """F.avg_pool2d on CUDA float16/bfloat16 tensors (fp32 sums, one rounding). ceil_mode is
+    taken where it adds no window; divisor_override is not (ValueError: use F.avg_pool2d)."""
+    _check_x(x, "igemm.avg_pool2d")
+    if divisor_override is not None:
+        raise ValueError("divisor_override = %r: igemm.avg_pool2d does not take it (F.avg_pool2d "
+                         "does)" % (divisor_override,))
+    if not isinstance(count_include_pad, bool):
+        raise TypeError("count_include_pad = %r: expected a bool" % (count_include_pad,))
+    kernel, stride_n, pads, _ = normalise(x, kernel_size, stride, padding, 1, ceil_mode)
+    if ceil_mode and (pads[1] != pads[0] or pads[3] != pads[2]):
+        raise ValueError("ceil_mode = True adds a window past the input here; igemm.avg_pool2d "
+                         "does not take it (F.avg_pool2d does)")
+    return _avg_run(x, kernel, stride_n, pads, 1 if count_include_pad else 0)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """F.adaptive_avg_pool2d for output_size 1 (or (1, 1)): the mean over each image, as the
+    global average pool of a classifier head."""
+    if output_size not in (1, (1, 1), [1, 1]):
+        raise ValueError("output_size = %r: igemm.adaptive_avg_pool2d takes 1 or (1, 1) (a global "
+                         "average); F.adaptive_avg_pool2d takes the rest" % (output_size,))
+    _check_x(x, "igemm.adaptive_avg_pool2d")
+    h, w = int(x.shape[2]), int(x.shape[3])
+    return _avg_run(x, [h, w], [1, 1], [0, 0, 0, 0], 1)
+

@@ -214,18 +214,19 @@ try:
 except Exception:
     pass
 
-NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, max pools, grouped convs kept in
-    # torch) the rewrite must find with the default grouped=False; with grouped=True every conv
-    # goes to igemm (GROUPED_ALL: convs, batchnorms)
-    "resnet18": (20, 20, 8, 1, 0),
-    "resnet50": (53, 53, 16, 1, 0),
-    "resnext50_32x4d": (37, 53, 16, 1, 16),
-    "mobilenet_v2": (35, 52, 10, 0, 17),
-    "mobilenet_v3_large": (47, 46, 10, 0, 15),
-    "efficientnet_b0": (65, 49, 9, 0, 16),
-    "regnet_y_400mf": (69, 53, 16, 0, 16),
-    "convnext_tiny": (4, 0, 0, 0, 18),
-    "vgg11_bn": (8, 8, 0, 5, 0),
+NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, pools (max pools, average pools
+    # and adaptive average pools to 1: the classifier's and the squeeze-excite blocks'), grouped
+    # convs kept in torch) the rewrite must find with the default grouped=False; with grouped=True
+    # every conv goes to igemm (GROUPED_ALL: convs, batchnorms)
+    "resnet18": (20, 20, 8, 2, 0),
+    "resnet50": (53, 53, 16, 2, 0),
+    "resnext50_32x4d": (37, 53, 16, 2, 16),
+    "mobilenet_v2": (35, 52, 10, 0, 17),  # its pool is a functional call: left as is
+    "mobilenet_v3_large": (47, 46, 10, 9, 15),
+    "efficientnet_b0": (65, 49, 9, 17, 16),
+    "regnet_y_400mf": (69, 53, 16, 17, 16),
+    "convnext_tiny": (4, 0, 0, 1, 18),
+    "vgg11_bn": (8, 8, 0, 5, 0),  # its AdaptiveAvgPool2d((7, 7)) stays in torch
 }
 GROUPED_ALL = {"mobilenet_v2": (52, 52), "resnext50_32x4d": (53, 53), "convnext_tiny": (22, 0)}
 
@@ -244,6 +245,7 @@ def test_torchvision_cpu(name):
     assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools, rep.grouped_in_torch) == (
         convs, bns, res, pools, grouped), rep
     assert "BatchNorm2d" not in rep.left_in_torch and "MaxPool2d" not in rep.left_in_torch
+    assert name == "vgg11_bn" or "AdaptiveAvgPool2d" not in rep.left_in_torch
     if name in GROUPED_ALL:  # grouped=True: the grouped convs on igemm too, same function
         model = randomize(getattr(tv.models, name)(weights=None))
         opt, rep = igemm.optimize(model, dtype=torch.float32, report=True, grouped=True)
@@ -371,3 +373,21 @@ def test_submodules_bound_for_fast_lookup():
     name = next(n for n, c in opt.named_children() if isinstance(c, IgemmLinear))
     setattr(opt, name, nn.Identity())  # nn.Module.__setattr__ drops the stale binding
     assert isinstance(getattr(opt, name), nn.Identity)
+
+
+def test_avg_pools_cpu():
+    """nn.AvgPool2d and nn.AdaptiveAvgPool2d(1) become IgemmAvgPool2d (CPU: torch's functions),
+    a ceil_mode or divisor_override pool and AdaptiveAvgPool2d((2, 2)) stay torch modules."""
+    from igemm._optimize import IgemmAvgPool2d
+    m = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AvgPool2d(2), nn.AvgPool2d(3, 1, 1, count_include_pad=False),
+                      nn.AvgPool2d(2, ceil_mode=True), nn.AvgPool2d(2, divisor_override=3),
+                      nn.AdaptiveAvgPool2d((2, 2)), nn.AdaptiveAvgPool2d(1))
+    opt, rep = igemm.optimize(m.eval(), dtype=torch.float32, report=True)
+    kinds = [type(opt.get_submodule(str(i))).__name__ for i in range(1, 7)]
+    assert kinds == ["IgemmAvgPool2d", "IgemmAvgPool2d", "AvgPool2d", "AvgPool2d",
+                     "AdaptiveAvgPool2d", "IgemmAvgPool2d"], kinds
+    assert rep.pools == 3 and isinstance(opt.get_submodule("6"), IgemmAvgPool2d)
+    x = torch.randn(2, 3, 21, 21).contiguous(memory_format=torch.channels_last)
+    with torch.no_grad():
+        assert rel_err(m(x), opt(x)) < 1e-6
+

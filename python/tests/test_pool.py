@@ -104,3 +104,71 @@ def test_max_pool2d_compile_graph_and_optimize():
         assert same(opt(x), m(x))
     with pytest.raises(RuntimeError, match="inference-only"):
         igemm.max_pool2d(x.float().requires_grad_(True).bfloat16(), 3, 2, 1)
+
+
+# ------------------------------------------------------------------ average pooling
+
+
+def test_avg_pool_reference_matches_torch():
+    """CPU: igemm_avgpool2d_reference (the GPU kernel's oracle) against F.avg_pool2d for random
+    windows, strides, padding and both count_include_pad, bit for bit in bf16 (both sum exactly
+    and round once), and the global pool against F.adaptive_avg_pool2d(x, 1)."""
+    import ctypes
+    from igemm._lib import DType, lib, make_pool_desc
+    rnd = random.Random(5)
+    for it in range(200):
+        k, stride, pad, _, h, w = random_pool(rnd)
+        n, c = rnd.randint(1, 2), rnd.randint(1, 9)
+        cip = it % 2 == 0
+        x = torch.randn(n, c, h, w).to(torch.bfloat16)
+        want = F.avg_pool2d(x.float(), k, stride, pad, False, cip).to(torch.bfloat16)
+        p, q = want.shape[2:]
+        xn = x.permute(0, 2, 3, 1).contiguous()
+        y = torch.empty(n, p, q, c, dtype=torch.bfloat16)
+        d = make_pool_desc(n, h, w, c, k[0], k[1], [pad[0], pad[0], pad[1], pad[1]], list(stride),
+                           [1, 1], DType.BF16)
+        assert lib().igemm_avgpool2d_reference(ctypes.byref(d), int(cip), xn.data_ptr(), y.data_ptr()) == 0
+        assert torch.equal(y.permute(0, 3, 1, 2), want), (k, stride, pad, h, w, cip)
+    x = torch.randn(2, 5, 7, 7).to(torch.bfloat16)
+    d = make_pool_desc(2, 7, 7, 5, 7, 7, [0, 0, 0, 0], [1, 1], [1, 1], DType.BF16)
+    y = torch.empty(2, 1, 1, 5, dtype=torch.bfloat16)
+    assert lib().igemm_avgpool2d_reference(ctypes.byref(d), 1, x.permute(0, 2, 3, 1).contiguous().data_ptr(),
+                                           y.data_ptr()) == 0
+    assert torch.equal(y.permute(0, 3, 1, 2), F.adaptive_avg_pool2d(x.float(), 1).to(torch.bfloat16))
+
+
+def test_avg_pool_argument_errors():
+    x = torch.empty(1, 8, 6, 6).bfloat16()
+    with pytest.raises(ValueError, match="x.device = cpu"):
+        igemm.avg_pool2d(x, 2)
+    with pytest.raises(ValueError, match="output_size = 2"):
+        igemm.adaptive_avg_pool2d(x, 2)
+
+
+def within_ulp(y, ref):
+    """|y - ref| within one bf16/fp16 unit in the last place of ref (the kernel multiplies by a
+    reciprocal: it may round the other way where the quotient sits on a rounding boundary)."""
+    if y.shape != ref.shape:
+        return False
+    yf, rf = y.float(), ref.float()
+    bits = 7 if ref.dtype == torch.bfloat16 else 10
+    ulp = torch.exp2(torch.floor(torch.log2(rf.abs().clamp_min(1e-30))) - bits)
+    return bool((((yf - rf).abs() <= 1.01 * ulp + 1e-7) | (yf.isnan() & rf.isnan())).all())
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_avg_pool2d_matches_torch(dtype):
+    rnd = random.Random(11)
+    for it in range(60):
+        k, stride, pad, _, h, w = random_pool(rnd)
+        cip = it % 2 == 0
+        x = torch.randn(rnd.randint(1, 3), 8 * rnd.randint(1, 6) if it % 3 else rnd.randint(1, 13), h, w,
+                        device="cuda").to(dtype).contiguous(memory_format=torch.channels_last)
+        want = F.avg_pool2d(x.float(), k, stride, pad, False, cip).to(dtype)
+        assert within_ulp(igemm.avg_pool2d(x, k, stride, pad, False, cip), want), (it, k, stride, pad, h, w)
+    x = torch.randn(4, 64, 7, 7, device="cuda").to(dtype).contiguous(memory_format=torch.channels_last)
+    y = igemm.adaptive_avg_pool2d(x, 1)
+    assert y.shape == (4, 64, 1, 1) and within_ulp(y, F.adaptive_avg_pool2d(x.float(), 1).to(dtype))
+    y2 = torch.ops.igemm.avg_pool2d(x, [7, 7], [1, 1], [0, 0, 0, 0], True)
+    assert torch.equal(y, y2)
