@@ -27,6 +27,10 @@ STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b 
 # cuDNN's), stagesweep (time against ring depth), l4tiles (other tiles for r50_l4), knobsweep (KS_SHAPES
 # x KS_CFGS, ours only, back to back), stem (the stem-rows family alone: tests, checks, sanitizers,
 # conv1 raw mode against the pre-pass), stemdiag (ncu of the stem)
+# binaries built on another machine (same nvcc) may come as out/bin.tgz (carried: build/igemm,
+# build/libigemm.so*, build/igemm_tests): unpacked when the build stage is not asked for
+if [ -f out/bin.tgz ] && ! case " $STAGES " in *" build "*) true;; *) false;; esac; then tar xzf out/bin.tgz; fi
+export LD_LIBRARY_PATH=$PWD/build:${LD_LIBRARY_PATH:-}
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || echo "gpu_check: shape file $SHAPES not found (run from the repository root, or set IGEMM_SHAPES): the suite stages will fail"
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")

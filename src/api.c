@@ -180,8 +180,10 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
     st = igemm_hints_validate(opts->hints);
     if (st) return st;
 
-    igemm_plan_t *plan = (igemm_plan_t *)calloc(1, sizeof *plan);
+    /* 64-byte aligned (the families' state, plan.h); aligned_alloc wants a multiple of 64 */
+    igemm_plan_t *plan = (igemm_plan_t *)aligned_alloc(64, (sizeof *plan + 63) & ~(size_t)63);
     if (plan == NULL) return igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "plan: host allocation failed");
+    memset(plan, 0, sizeof *plan);
     st = igemm_problem_init(desc, epi ? epi : NULL, &plan->params);
     if (st) goto fail;
     if (opts->hints) plan->hints = *opts->hints;

@@ -14,7 +14,8 @@ typedef struct igemm_stage {
     const igemm_family_t *family; /* NULL: none */
     igemm_family_config_t cfg;
     size_t ws_offset; /* its workspace: plan->workspace + ws_offset, cfg.workspace_bytes long */
-    unsigned char state[IGEMM_FAMILY_STATE_BYTES];
+    _Alignas(64) unsigned char state[IGEMM_FAMILY_STATE_BYTES]; /* 64-byte aligned: families keep
+                                   CUtensorMaps (alignas 64) in it; plans are allocated 64-aligned */
 } igemm_stage_t;
 
 struct igemm_plan {

@@ -24,6 +24,14 @@ static __device__ __forceinline__ float igemm_act_dev(int act, float v, float ac
     IGEMM_ACTIVATION_BODY(float, act, v, act_param, fmaxf, fminf, erff, tanhf, expf)
 }
 
+/* igemm_act_dev out of line: for kernels whose unrolled epilogues would otherwise inline the
+ * activation switch at every element (the code outgrows the instruction cache; measured in the
+ * sm90 conv epilogue and in the GEMM family, docs/decisions.md "gemm-family"). */
+static __device__ __noinline__ float igemm_act_dev_noinline(int act, float v, float act_param)
+{
+    return igemm_act_dev(act, v, act_param);
+}
+
 /* Loads element idx of a tensor of out dtype (residual) as fp32. */
 static __device__ __forceinline__ float igemm_load_out(const void *base, int64_t idx, int dtype)
 {

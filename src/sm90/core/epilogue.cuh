@@ -98,13 +98,6 @@ static __device__ __forceinline__ void sm90_store4(const igemm_sm90_args_t &a, i
     }
 }
 
-/* Activations other than ReLU, out of line: inlining the 9-way switch for every element of the
- * unrolled epilogue made the kernel too large for the instruction cache. */
-static __device__ __noinline__ float sm90_act_slow(int act, float v, float act_param)
-{
-    return igemm_act_dev(act, v, act_param);
-}
-
 /* Packs two floats into a 16-bit pair of the input-like dtype DTO (F16 or BF16). */
 static __device__ __forceinline__ uint32_t sm90_pack2(int out_dtype, float v0, float v1)
 {
@@ -264,7 +257,7 @@ static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t 
         /* ReLU: on the packed pairs below */
         if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
 #pragma unroll
-            for (int e = 0; e < 4 * NB; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+            for (int e = 0; e < 4 * NB; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
         }
     } else {
 #pragma unroll
@@ -531,7 +524,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                         }
                     } else {
 #pragma unroll
-                        for (int e = 0; e < 32; e++) v[e] = sm90_act_slow(a.act, v[e], a.act_param);
+                        for (int e = 0; e < 32; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
                     }
                 }
             }
