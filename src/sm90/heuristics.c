@@ -561,17 +561,21 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (best.pp || skc ? 1 : 2) : 0;
     pl->grid = skc ? 2 * (int)units : (int)(units < max_ctas ? units : max_ctas);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
-     * before it in the stream. For grids of at least 7/8 of the SMs and the split-in-cluster plans
-     * (docs/decisions.md "pdl": S10-2, S12-3); needs a driver that captures it into graphs (12.3). */
+     * before it in the stream. For grids of at least 7/8 of the SMs, grids of at most 5/8 (the
+     * kernel before leaves SMs free for this one's CTAs to start on: ResNet-50 batch 1 replay
+     * 0.333 -> 0.307 ms) and the split-in-cluster plans; not in between, where 104-CTA grids were
+     * slower with it (docs/decisions.md "pdl": S10-2, S12-3, pdl-small-grids); needs a driver that
+     * captures it into graphs (12.3). */
     const char *pdl_why = ", programmatic dependent launch";
     {
         const int drv_ok = dev->driver_version >= 12030;
-        const int grid_ok = h->pdl == 1 || (int64_t)pl->grid * 8 >= (int64_t)c.sms * 7 || skc;
+        const int64_t g8 = (int64_t)pl->grid * 8, s8 = c.sms;
+        const int grid_ok = h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5 || skc;
         pl->pdl = h->pdl >= 0 && grid_ok && drv_ok;
         if (!pl->pdl)
             pdl_why = h->pdl < 0 ? ", no programmatic dependent launch (hints.pdl = -1)"
                       : !drv_ok  ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
-                                 : ", no programmatic dependent launch (grid under 7/8 of the SMs)";
+                                 : ", no programmatic dependent launch (grid between 5/8 and 7/8 of the SMs)";
     }
     pl->smem_bytes = smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 1 + halo : best.tp > 0,
                                 best_br ? c.k_iters : 0);
