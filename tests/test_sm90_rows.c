@@ -22,11 +22,13 @@ GPU_SKIP_TEST(gpu_sm90_halo_rows)
 GPU_SKIP_TEST(gpu_sm90_halo_consumers)
 GPU_SKIP_TEST(gpu_sm90_stem_rows)
 GPU_SKIP_TEST(gpu_sm90_fold_rows)
+GPU_SKIP_TEST(gpu_sm90_fold_whole)
 
 #else /* IGEMM_HAVE_CUDA */
 
 #define F16 IGEMM_DTYPE_F16
 #define BF IGEMM_DTYPE_BF16
+#define F32 IGEMM_DTYPE_F32
 
 /* ------------------------------------------------------------------ halo rows */
 
@@ -241,6 +243,41 @@ TEST(gpu_sm90_fold_rows)
         }
     }
     CHECK_MSG(ran == 24, "fold rows ran %d of 24 plans", ran);
+}
+
+/* The fold of the whole window (patch embeddings: kernel = stride; and windows whose rows cannot
+ * be folded: S*C > 64): x' is the im2col matrix and the conv kernels run a 1x1 over it. Chosen
+ * unhinted (under kernel=fold and under AUTO); every case under every epilogue kind. */
+TEST(gpu_sm90_fold_whole)
+{
+    SKIP_WITHOUT_GPU();
+    if (!require_sm90()) return;
+    igemm_conv2d_desc_t cases[] = {
+        conv_shape(2, 32, 48, 3, 96, 16, 16, 16, 0, 1, 1, BF, BF),  /* ViT 16x16/16: C' 768, P x Q 2 x 3 */
+        conv_shape(3, 22, 21, 3, 40, 4, 4, 4, 0, 1, 1, F16, F32),   /* ConvNeXt 4x4/4 stem: C' 48, edges cut */
+        conv_shape(1, 19, 23, 5, 72, 3, 2, 3, 1, 1, 1, BF, BF),     /* c = 5, 3x2/3 padded: C' 32 */
+        conv_shape(2, 17, 15, 7, 24, 5, 11, 1, 2, 1, 1, F16, F16),  /* S*C = 77 > 64: overlapping windows, C' 392 */
+    };
+    cases[2].stride_w = 2;
+    data_rng_t g = {test_seed(0x6407)};
+    int ran = 0;
+    for (int ci = 0; ci < (int)(sizeof cases / sizeof cases[0]); ci++) {
+        for (int ek = 0; ek < 3; ek++) {
+            const igemm_epilogue_t e = epilogue_kind(ek);
+            for (int hinted = 0; hinted < 2; hinted++) {
+                problem_t pb;
+                if (problem_init(&pb, &cases[ci], &e, &g, 1)) {
+                    problem_free(&pb);
+                    return;
+                }
+                const char *desc_want[] = {"fold the whole", "the conv a 1x1", NULL};
+                ran += sm90_run_hinted(&pb, hinted ? "kernel=fold" : "", desc_want,
+                                       hinted ? "sm90 fold whole (hinted)" : "sm90 fold whole (auto)");
+                problem_free(&pb);
+            }
+        }
+    }
+    CHECK_MSG(ran == 24, "whole-window fold ran %d of 24 plans", ran);
 }
 
 #endif /* IGEMM_HAVE_CUDA */

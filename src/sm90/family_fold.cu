@@ -27,6 +27,13 @@
  *   ncu, fold pre-pass + conv): F = 1 (C' = 24, R' = 7, x' 39 MB) 27 + 107 us, F = 2 (C' = 48,
  *   R' = 4, x' 79 MB) 50 + 48 us, F = 3 (C' = 64, R' = 3, x' 105 MB) 64 + 54 us; it picks
  *   F = 2 there (end to end 105 us against 131 for F = 3, the fold of sessions 1-6).
+ * WHOLE WINDOW (patch embeddings): where windows do not overlap along H (stride_h >= the filter's
+ *   extent, stride_h > 1: ViT's 16x16/16, ConvNeXt's 4x4/4 stem), or where rows cannot be folded
+ *   (S*C > 64, or the folded conv's stride_h over TMA's 8), F = R and the vertical stride is
+ *   folded too: x'[n, p, q, (r*S + s)*C + c] = x[n, p*stride_h + r*dil_h - pad_top, q*stride_w +
+ *   s*dil_w - pad_left, c], C' = roundup(R*S*C, 8) <= 1024 channels: x' is the im2col matrix (no
+ *   larger than the rows it reads, as the windows do not overlap) and the folded conv a 1x1 of
+ *   stride 1, i.e. a GEMM of K = C' on the conv kernels (docs/decisions.md "patch-fold").
  * LAYOUTS: x NHWC, w KRSC, x' NHWC with C' channels, w' K x R' x 1 x C', y NHWC.
  * KERNELS: igemm_fold_x_kernel writes x' with one thread per 16-byte (8-channel) chunk (coalesced
  *   16 B stores, 2-byte gathers from x, which is small and L2-resident); igemm_fold_w_kernel
@@ -60,21 +67,22 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
  * ResNet-50 conv1 on an H200). The pixel index is split once per chunk, in 32-bit arithmetic
  * when it fits. Requires h*w*c < 2^31 (checked by fold_supports). */
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
-                                                           igemm_conv_params_t p, int64_t hp, int64_t used, int nch)
+                                                           igemm_conv_params_t p, int64_t hp, int64_t used, int nch,
+                                                           int row_step)
 {
-    /* nch = C' / 8 chunks per x' pixel */
+    /* nch = C' / 8 chunks per x' pixel; row_step: input rows per x' row (1, or the vertical
+     * stride when the whole window is folded: x' row i is output row i) */
     /* {row offset, column offset, element offset, unused} of folded channel f, stored at
-     * (f % 8) * 8 + f / 8: the 8 lanes of a pixel (chunks ch = f / 8) read 8 consecutive int4s
+     * (f % 8) * nch + f / 8: the lanes of a pixel (chunks ch = f / 8) read consecutive int4s
      * (f = ch*8 + j at a time), conflict-free; stored at f it was an 8-way bank conflict. */
-    __shared__ int4 tab[FOLD_C];
-    if (threadIdx.x < FOLD_C) {
-        const int f = threadIdx.x;
+    __shared__ int4 tab[FOLD_WHOLE_C];
+    for (int f = threadIdx.x; f < 8 * nch; f += blockDim.x) {
         const int sc = (int)(p.s * p.c);
         const int dr = f / sc, rem = f - dr * sc;
         const int s = rem / (int)p.c, c = rem - s * (int)p.c;
         const int ro = dr * (int)p.dil_h, co = s * (int)p.dil_w;
         /* channels past F*S*C get a row offset that fails every bounds test (they read zero) */
-        tab[(f & 7) * 8 + (f >> 3)] = make_int4(f < used ? ro : INT32_MIN / 2, co, (ro * (int)p.w + co) * (int)p.c + c, 0);
+        tab[(f & 7) * nch + (f >> 3)] = make_int4(f < used ? ro : INT32_MIN / 2, co, (ro * (int)p.w + co) * (int)p.c + c, 0);
     }
     __syncthreads();
     const int64_t chunks = p.n * hp * p.q * nch;
@@ -100,7 +108,7 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
             n = ni / hp;
             i = (int)(ni - n * hp);
         }
-        const int row0 = i - (int)p.pad_top;                      /* input row of tap (0, 0) */
+        const int row0 = i * row_step - (int)p.pad_top;           /* input row of tap (0, 0) */
         const int col0 = q * (int)p.stride_w - (int)p.pad_left;   /* input column of tap (0, 0) */
         /* image n of x, and the 32-bit offset of (row0, col0, 0) inside it (h*w*c < 2^31; may be
          * negative or past the image: only used when the element is in bounds) */
@@ -112,7 +120,7 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
             uint32_t two = 0;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int4 tb = tab[(j + e) * 8 + ch];
+                const int4 tb = tab[(j + e) * nch + ch];
                 const bool ok = (unsigned)(row0 + tb.x) < (unsigned)H && (unsigned)(col0 + tb.y) < (unsigned)W;
                 const uint32_t val = ok ? (uint32_t)xn[base + tb.z] : 0u;
                 two |= val << (16 * e);
@@ -162,8 +170,7 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_family_
 {
     (void)state;
     fold_geom_t g;
-    const int f = igemm_family_priv(cfg, const fold_plan_t)->fold_rows;
-    igemm_sm90_fold_geometry_f(p, f >= 1 ? f : 1, &g);
+    igemm_sm90_fold_geometry_plan(p, igemm_family_priv(cfg, const fold_plan_t), &g);
     const size_t x_bytes = align256((size_t)g.x_elems * 2), fold_bytes = x_bytes + align256((size_t)g.w_elems * 2);
     if (workspace == NULL || cfg->workspace_bytes < fold_bytes || inner == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 fold run: workspace of %zu B or the inner plan missing",
@@ -172,7 +179,7 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_family_
     uint16_t *wf = (uint16_t *)((uint8_t *)workspace + x_bytes);
     cudaStream_t s = (cudaStream_t)stream;
     igemm_fold_x_kernel<<<fold_grid(g.x_elems / 8, 132), 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used,
-                                                                      (int)(g.cf / 8));
+                                                                      (int)(g.cf / 8), g.whole ? (int)p->stride_h : 1);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) {
         igemm_fold_w_kernel<<<fold_grid(g.w_elems, 132), 256, 0, s>>>((const uint16_t *)p->filter, wf, *p, g.f, g.rp,

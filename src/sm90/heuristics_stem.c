@@ -216,6 +216,7 @@ void igemm_sm90_stem_instance_key(const igemm_conv_params_t *p, const stem_plan_
 void igemm_sm90_fold_geometry_f(const igemm_conv_params_t *p, int64_t f, fold_geom_t *g)
 {
     g->f = f;
+    g->whole = 0;
     g->rp = (p->r + f - 1) / f;
     g->hp = (p->p - 1) * p->stride_h + (g->rp - 1) * f * p->dil_h + 1;
     g->used = f * p->s * p->c;
@@ -224,10 +225,45 @@ void igemm_sm90_fold_geometry_f(const igemm_conv_params_t *p, int64_t f, fold_ge
     g->w_elems = p->k * g->rp * g->cf;
 }
 
+/* The whole window folded, the vertical stride too: x' is the im2col matrix, [n, P, Q, C'] with
+ * C' = roundup(R*S*C, 8), and the folded conv a 1x1 (family_fold.cu). */
+void igemm_sm90_fold_geometry_whole(const igemm_conv_params_t *p, fold_geom_t *g)
+{
+    g->f = p->r;
+    g->whole = 1;
+    g->rp = 1;
+    g->hp = p->p;
+    g->used = p->r * p->s * p->c;
+    g->cf = (g->used + 7) / 8 * 8;
+    g->x_elems = p->n * g->hp * p->q * g->cf;
+    g->w_elems = p->k * g->cf;
+}
+
+void igemm_sm90_fold_geometry_plan(const igemm_conv_params_t *p, const fold_plan_t *pl, fold_geom_t *g)
+{
+    if (pl->whole) igemm_sm90_fold_geometry_whole(p, g);
+    else igemm_sm90_fold_geometry_f(p, pl->fold_rows >= 1 ? pl->fold_rows : 1, g);
+}
+
+/* The whole-window mode: where windows do not overlap along H (stride_h >= the filter's extent,
+ * stride_h > 1: patch embeddings, kernel = stride; x' is no larger than the rows it reads), or
+ * where folding rows cannot work (S*C > FOLD_C, or the folded conv's vertical stride over TMA's 8);
+ * never with hints.fold_rows, and only up to FOLD_WHOLE_C channels. */
+static int fold_whole(const igemm_conv_params_t *p, const igemm_plan_hints_t *h)
+{
+    if (h->fold_rows >= 1 || (p->r * p->s * p->c + 7) / 8 * 8 > FOLD_WHOLE_C) return 0;
+    const int no_overlap = (p->r - 1) * p->dil_h + 1 <= p->stride_h && p->stride_h > 1;
+    return no_overlap || p->s * p->c > FOLD_C || p->stride_h > 8;
+}
+
 /* F by the cost model of family_fold.cu's header comment (ties to the larger F), or
- * min(hints.fold_rows, the most that fit). */
+ * min(hints.fold_rows, the most that fit); or the whole window (fold_whole). */
 static void fold_geometry(const igemm_conv_params_t *p, const igemm_plan_hints_t *h, fold_geom_t *g)
 {
+    if (fold_whole(p, h)) {
+        igemm_sm90_fold_geometry_whole(p, g);
+        return;
+    }
     int64_t fmax = FOLD_C / (p->s * p->c);
     if (fmax > p->r) fmax = p->r;
     if (fmax < 1) fmax = 1;
@@ -262,7 +298,8 @@ void igemm_sm90_fold_params(const igemm_conv_params_t *p, const fold_geom_t *g, 
     d->s = 1;
     d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = 0;
     d->stride_w = 1;
-    d->dil_h = g->f * p->dil_h;
+    if (g->whole) d->stride_h = 1; /* x' row p is output row p */
+    d->dil_h = g->whole ? 1 : g->f * p->dil_h;
     d->dil_w = 1;
     d->gemm_k = g->rp * g->cf;
     d->x = d->filter = NULL;
@@ -287,8 +324,9 @@ int igemm_sm90_fold_supports(const igemm_conv_params_t *p, const igemm_device_in
         WHY("groups = %lld: the fold path takes groups == 1 only", (long long)p->groups);
         return 0;
     }
-    if (p->s * p->c > FOLD_C) {
-        WHY("s*c = %lld: one filter row must fold into %d channels", (long long)(p->s * p->c), FOLD_C);
+    if (p->s * p->c > FOLD_C && !fold_whole(p, h)) {
+        WHY("s*c = %lld: one filter row must fold into %d channels (or the whole window into %d)",
+            (long long)(p->s * p->c), FOLD_C, FOLD_WHOLE_C);
         return 0;
     }
     if ((p->h + p->pad_top + p->r * p->dil_h) * (p->w + p->pad_left + p->s * p->dil_w) * p->c >= ((int64_t)1 << 31) ||
@@ -314,7 +352,16 @@ igemm_status_t igemm_sm90_fold_configure(const igemm_conv_params_t *p, const ige
     (void)dev;
     fold_geometry(p, h, &g);
     igemm_family_priv(cfg, fold_plan_t)->fold_rows = (int)g.f; /* run() folds with the plan's F */
+    igemm_family_priv(cfg, fold_plan_t)->whole = (int)g.whole;
     cfg->workspace_bytes = align256((size_t)g.x_elems * 2) + align256((size_t)g.w_elems * 2);
+    if (g.whole) {
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "fold the whole %lldx%lld window x c=%lld and the vertical stride into %lld channels (patch "
+                 "embedding: x' is the im2col matrix, %lld x %lld, %lld MB; the conv a 1x1 over it)",
+                 (long long)p->r, (long long)p->s, (long long)p->c, (long long)g.cf, (long long)(p->n * p->p * p->q),
+                 (long long)g.cf, (long long)((size_t)g.x_elems * 2 >> 20));
+        return IGEMM_STATUS_SUCCESS;
+    }
     snprintf(cfg->desc, sizeof cfg->desc,
              "fold %lld filter row(s) x %lld taps x c=%lld into %lld channels (x' %lld MB, R'=%lld, K'=%lld)",
              (long long)g.f, (long long)p->s, (long long)p->c, (long long)g.cf, (long long)((size_t)g.x_elems * 2 >> 20),
@@ -325,7 +372,6 @@ igemm_status_t igemm_sm90_fold_configure(const igemm_conv_params_t *p, const ige
 void igemm_sm90_fold_rewrite(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, igemm_conv_params_t *out)
 {
     fold_geom_t g;
-    const int f = igemm_family_priv(cfg, const fold_plan_t)->fold_rows;
-    igemm_sm90_fold_geometry_f(p, f >= 1 ? f : 1, &g);
+    igemm_sm90_fold_geometry_plan(p, igemm_family_priv(cfg, const fold_plan_t), &g);
     igemm_sm90_fold_params(p, &g, out);
 }

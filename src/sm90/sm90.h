@@ -176,24 +176,29 @@ igemm_status_t igemm_sm90_stem_configure(const igemm_conv_params_t *p, const ige
 
 /* ------------------------------------------------------------------ fold */
 
-#define FOLD_C 64 /* the most channels of x' and w' (the sm90 kernel's BK) */
+#define FOLD_C 64 /* the most channels of x' and w' when filter rows are folded (the sm90 kernel's BK) */
+#define FOLD_WHOLE_C 1024 /* the most channels of x' when the whole filter window is (patch embeddings) */
 
 /* Fold geometry derived from the original problem (family_fold.cu's header comment). */
 typedef struct fold_geom {
-    int64_t f;    /* filter rows folded per x' pixel */
-    int64_t cf;   /* C': channels of x' and w', roundup(F*S*C, 8) <= FOLD_C */
-    int64_t rp;   /* R' = ceil(R / F) */
-    int64_t hp;   /* H' */
-    int64_t used; /* F*S*C channels that carry data */
+    int64_t f;     /* filter rows folded per x' pixel */
+    int64_t whole; /* 1: the whole window (F = R) and the vertical stride: x' rows are output rows */
+    int64_t cf;    /* C': channels of x' and w', roundup(F*S*C, 8) <= FOLD_C (FOLD_WHOLE_C when whole) */
+    int64_t rp;    /* R' = ceil(R / F) */
+    int64_t hp;    /* H' */
+    int64_t used;  /* F*S*C channels that carry data */
     int64_t x_elems, w_elems;
 } fold_geom_t;
 
 /* The fold family's plan (igemm_family_priv(cfg, fold_plan_t)). */
 typedef struct fold_plan {
     int fold_rows; /* F, fixed at plan time */
+    int whole;     /* the whole-window mode */
 } fold_plan_t;
 
 void igemm_sm90_fold_geometry_f(const igemm_conv_params_t *p, int64_t f, fold_geom_t *g);
+void igemm_sm90_fold_geometry_whole(const igemm_conv_params_t *p, fold_geom_t *g);
+void igemm_sm90_fold_geometry_plan(const igemm_conv_params_t *p, const fold_plan_t *pl, fold_geom_t *g);
 void igemm_sm90_fold_params(const igemm_conv_params_t *p, const fold_geom_t *g, igemm_conv_params_t *d);
 int igemm_sm90_fold_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                              char *why, size_t why_len);
