@@ -122,6 +122,7 @@ san_hints() {
     halo_rows|halo2_rows) echo "kernel=halo_rows,grid=3";;
     halo_turn_es2) echo "kernel=halo_rows,grid=2,consumers=3,staging_boxes=2";;
     splitk_grid3) echo "kernel=cooperative,split_k=4,grid=3";;
+    fold_whole_vit) echo "kernel=fold";;
   esac
 }
 stage_sanitize() {

@@ -36,8 +36,9 @@
  *   stride 1, i.e. a GEMM of K = C' on the conv kernels (docs/decisions.md "patch-fold").
  * LAYOUTS: x NHWC, w KRSC, x' NHWC with C' channels, w' K x R' x 1 x C', y NHWC.
  * KERNELS: igemm_fold_x_kernel writes x' with one thread per 16-byte (8-channel) chunk (coalesced
- *   16 B stores, 2-byte gathers from x, which is small and L2-resident); igemm_fold_w_kernel
- *   likewise for w'. Both copy raw 16-bit values (dtype-agnostic).
+ *   16 B stores, 2-byte gathers from x, which is small and L2-resident), and its last blocks w'
+ *   (one thread per element): one launch, which lets the conv kernel after it start its set-up
+ *   early (griddepcontrol.launch_dependents). Both copy raw 16-bit values (dtype-agnostic).
  * WORKSPACE: [sm90 split-K partials][x'][w'], allocated at plan creation.
  *
  * PLAN: heuristics_stem.c (F, the workspace, the folded problem). The planner plans the folded
@@ -54,11 +55,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ptx/griddepcontrol.cuh"
 #include "sm90.h"
 
 static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 /* ------------------------------------------------------------------ device code */
+
+/* w'[k, r', 0, f], one thread per element, over `nblocks` blocks of which this is `block`. */
+static __device__ __forceinline__ void fold_w_part(const uint16_t *__restrict__ w, uint16_t *__restrict__ wf,
+                                                   const igemm_conv_params_t &p, int64_t f_rows, int64_t rp,
+                                                   int64_t used, int64_t cf, int64_t block, int64_t nblocks)
+{
+    const int64_t total = p.k * rp * cf;
+    const int64_t sc = p.s * p.c;
+    for (int64_t t = block * blockDim.x + threadIdx.x; t < total; t += nblocks * blockDim.x) {
+        const int64_t f = t % cf;
+        const int64_t kr = t / cf;
+        const int64_t r2 = kr % rp;
+        const int64_t k = kr / rp;
+        uint16_t val = 0;
+        if (f < used) {
+            const int64_t dr = f / sc, rem = f - dr * sc;
+            const int64_t s = rem / p.c, c = rem - s * p.c;
+            const int64_t r = r2 * f_rows + dr;
+            if (r < p.r) val = w[((k * p.r + r) * p.s + s) * p.c + c];
+        }
+        wf[t] = val;
+    }
+}
 
 /* x' chunk t (8 channels) of pixel (n, i, q): see the header comment. Per folded channel f a
  * shared-memory table holds its row offset dr*dil_h, column offset s*dil_w and its element
@@ -68,8 +93,19 @@ static size_t align256(size_t v) { return (v + 255) & ~(size_t)255; }
  * when it fits. Requires h*w*c < 2^31 (checked by fold_supports). */
 __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__restrict__ x, uint16_t *__restrict__ xf,
                                                            igemm_conv_params_t p, int64_t hp, int64_t used, int nch,
-                                                           int row_step)
+                                                           int row_step, const uint16_t *__restrict__ w,
+                                                           uint16_t *__restrict__ wf, int64_t f_rows, int64_t rp,
+                                                           int xblocks)
 {
+    /* the conv kernel after this one (launched with programmatic dependent launch) may start its
+     * set-up now: it waits (griddepcontrol.wait) for this grid to complete before any load */
+    ptx_griddepcontrol_launch_dependents();
+    /* blocks xblocks.. fold the filter (one launch for both: a launch less per call) */
+    if ((int)blockIdx.x >= xblocks) {
+        fold_w_part(w, wf, p, f_rows, rp, used, 8 * (int64_t)nch, (int64_t)blockIdx.x - xblocks,
+                    (int64_t)gridDim.x - xblocks);
+        return;
+    }
     /* nch = C' / 8 chunks per x' pixel; row_step: input rows per x' row (1, or the vertical
      * stride when the whole window is folded: x' row i is output row i) */
     /* {row offset, column offset, element offset, unused} of folded channel f, stored at
@@ -88,7 +124,7 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
     const int64_t chunks = p.n * hp * p.q * nch;
     const bool small = chunks < ((int64_t)1 << 31);
     const int H = (int)p.h, W = (int)p.w;
-    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)gridDim.x * blockDim.x) {
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += (int64_t)xblocks * blockDim.x) {
         int ch, q, i;
         int64_t n, pix;
         if (small) {
@@ -131,29 +167,6 @@ __global__ void __launch_bounds__(256) igemm_fold_x_kernel(const uint16_t *__res
     }
 }
 
-/* w'[k, r', 0, f] (one thread per element). */
-__global__ void __launch_bounds__(256) igemm_fold_w_kernel(const uint16_t *__restrict__ w, uint16_t *__restrict__ wf,
-                                                           igemm_conv_params_t p, int64_t f_rows, int64_t rp, int64_t used,
-                                                           int64_t cf)
-{
-    const int64_t total = p.k * rp * cf;
-    const int64_t sc = p.s * p.c;
-    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t f = t % cf;
-        const int64_t kr = t / cf;
-        const int64_t r2 = kr % rp;
-        const int64_t k = kr / rp;
-        uint16_t val = 0;
-        if (f < used) {
-            const int64_t dr = f / sc, rem = f - dr * sc;
-            const int64_t s = rem / p.c, c = rem - s * p.c;
-            const int64_t r = r2 * f_rows + dr;
-            if (r < p.r) val = w[((k * p.r + r) * p.s + s) * p.c + c];
-        }
-        wf[t] = val;
-    }
-}
-
 /* ------------------------------------------------------------------ host code */
 
 static int fold_grid(int64_t work, int sm_hint)
@@ -178,14 +191,11 @@ static igemm_status_t fold_run(const igemm_conv_params_t *p, const igemm_family_
     uint16_t *xf = (uint16_t *)workspace;
     uint16_t *wf = (uint16_t *)((uint8_t *)workspace + x_bytes);
     cudaStream_t s = (cudaStream_t)stream;
-    igemm_fold_x_kernel<<<fold_grid(g.x_elems / 8, 132), 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used,
-                                                                      (int)(g.cf / 8), g.whole ? (int)p->stride_h : 1);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) {
-        igemm_fold_w_kernel<<<fold_grid(g.w_elems, 132), 256, 0, s>>>((const uint16_t *)p->filter, wf, *p, g.f, g.rp,
-                                                                      g.used, g.cf);
-        e = cudaGetLastError();
-    }
+    const int xblocks = fold_grid(g.x_elems / 8, 132), wblocks = fold_grid(g.w_elems, 132);
+    igemm_fold_x_kernel<<<xblocks + wblocks, 256, 0, s>>>((const uint16_t *)p->x, xf, *p, g.hp, g.used, (int)(g.cf / 8),
+                                                          g.whole ? (int)p->stride_h : 1, (const uint16_t *)p->filter,
+                                                          wf, g.f, g.rp, xblocks);
+    const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "sm90 fold kernel launch failed: %s (%s)", cudaGetErrorString(e),
                                cudaGetErrorName(e));
