@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # dev/probes/ab_models.sh — on the GPU machine: a network's CUDA-graph replay under several builds
 # of the library, interleaved, one process per run (python/bench_models.py, IGEMM_LIBRARY).
-#   A  the working tree            B  A + dev/probes/pdl_small_grids.sed
-#   O  out/old_src.tar (git archive of the baseline)   OB  O + the sed
+#   A  the working tree            B  A + the sed script $AB_SED applied to src/sm90/heuristics.c
+#   O  out/old_src.tar (git archive of the baseline, carried)   OB  O + $AB_SED
+# (B and OB only with AB_SED; the script decided decisions.md "pdl-small-grids".)
 # AB_MODEL (resnet50), AB_BATCH (1), AB_REPS (2). Logs: $OUT/ab_models.log, $OUT/ab_models.csv.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"; L=$OUT/ab_models.log; : > "$L"
@@ -14,10 +15,10 @@ build_lib() { # $1 tree, $2 name, $3 sed file or ""
 }
 rm -rf /tmp/abA /tmp/abO && mkdir -p /tmp/abA /tmp/abO
 tar -cf - --exclude=./out --exclude=./build --exclude=./.git . | tar -xf - -C /tmp/abA
-tar -xf out/old_src.tar -C /tmp/abO
-SED=$ROOT/dev/probes/pdl_small_grids.sed
-build_lib /tmp/abA A "" && build_lib /tmp/abA B "$SED"
-build_lib /tmp/abO O "" && build_lib /tmp/abO OB "$SED"
+[ -f out/old_src.tar ] && tar -xf out/old_src.tar -C /tmp/abO
+SED=${AB_SED:+$ROOT/$AB_SED}
+build_lib /tmp/abA A "" && { [ -z "$SED" ] || build_lib /tmp/abA B "$SED"; }
+[ -f out/old_src.tar ] && build_lib /tmp/abO O "" && { [ -z "$SED" ] || build_lib /tmp/abO OB "$SED"; }
 M=${AB_MODEL:-resnet50}; B=${AB_BATCH:-1}
 PYTHONPATH=$ROOT/python IGEMM_LIBRARY=/tmp/libs/A/libigemm.so timeout 200 python3 python/bench_models.py --model $M --batch $B \
   --variants compile --csv /tmp/ab_compile.csv >> "$L" 2>&1

@@ -1,1 +1,0 @@
-s|const int grid_ok = h->pdl == 1 \|\| (int64_t)pl->grid \* 8 >= (int64_t)c.sms \* 7 \|\| skc;|const int grid_ok = h->pdl == 1 \|\| (int64_t)pl->grid * 8 >= (int64_t)c.sms * 7 \|\| (int64_t)pl->grid * 8 <= (int64_t)c.sms * 5 \|\| skc;|
