@@ -28,37 +28,11 @@ TEST(heur_hints_refused) { test_skip("built without CUDA: the planner has no fam
 
 #include "plan.h"
 #include "sm90/sm90.h"
+#include "fake_device.h"
 
 /* ------------------------------------------------------------------ fake devices */
 
-enum { SXM, PCIE, OLDDRV, A100 };
-
-static igemm_device_info_t fake_device(int which)
-{
-    igemm_device_info_t d;
-    memset(&d, 0, sizeof d);
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.sm_count = 132; /* H100 SXM, H200 */
-    d.smem_optin_per_block = 232448;
-    d.l2_bytes = 50 << 20;
-    d.driver_version = 12080;
-    snprintf(d.name, sizeof d.name, "fake H100 SXM");
-    if (which == PCIE) {
-        d.sm_count = 114;
-        snprintf(d.name, sizeof d.name, "fake H100 PCIe");
-    } else if (which == OLDDRV) {
-        d.driver_version = 12020; /* CUDA 12.2: no PDL in graphs */
-        snprintf(d.name, sizeof d.name, "fake H100 SXM, driver 12.2");
-    } else if (which == A100) {
-        d.cc_major = 8;
-        d.sm_count = 108;
-        d.smem_optin_per_block = 166912;
-        d.l2_bytes = 40 << 20;
-        snprintf(d.name, sizeof d.name, "fake A100");
-    }
-    return d;
-}
+enum { SXM = FAKE_H100_SXM, PCIE = FAKE_H100_PCIE, OLDDRV = FAKE_H100_OLD_DRIVER, A100 = FAKE_A100 };
 
 /* ------------------------------------------------------------------ the table */
 

@@ -24,6 +24,7 @@ TEST(skinny_planner_fake_devices) { test_skip("built without CUDA: the planner h
 
 #else /* IGEMM_HAVE_CUDA */
 
+#include "fake_device.h"
 #include "plan.h"
 
 /* The planner's choice for d on a fake device (no GPU: heuristics only); the description or the
@@ -37,12 +38,7 @@ static igemm_status_t fake_plan(const igemm_conv2d_desc_t *d, int cc_major, cons
     e.activation = IGEMM_ACT_RELU;
     if (igemm_problem_init(d, &e, &plan.params) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
     if (hints && igemm_plan_hints_parse(hints, &plan.hints) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
-    plan.dev.cc_major = cc_major;
-    plan.dev.sm_count = cc_major == 9 ? 132 : 108;
-    plan.dev.smem_optin_per_block = cc_major == 9 ? 232448 : 166912;
-    plan.dev.l2_bytes = 50 << 20;
-    plan.dev.driver_version = 12080;
-    snprintf(plan.dev.name, sizeof plan.dev.name, "fake sm_%d0", cc_major);
+    plan.dev = fake_device(cc_major == 9 ? FAKE_H100_SXM : FAKE_A100);
     const igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_AUTO);
     snprintf(msg, len, "%s", st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error());
     return st;

@@ -12,6 +12,7 @@
 
 #include "igemm.h"
 #include "plan.h"
+#include "../../tests/fake_device.h"
 
 int main(int argc, char **argv)
 {
@@ -40,10 +41,8 @@ int main(int argc, char **argv)
             printf("%-28s invalid: %s\n", name, igemm_last_error());
             continue;
         }
-        igemm_device_info_t *dev = &plan.dev;
-        dev->cc_major = 9; dev->sm_count = argc > 2 ? atoi(argv[2]) : 132;
-        dev->smem_optin_per_block = 232448; dev->l2_bytes = 50 << 20; dev->driver_version = 12080;
-        snprintf(dev->name, sizeof dev->name, "fake H100 SXM");
+        plan.dev = fake_device(FAKE_H100_SXM);
+        if (argc > 2) plan.dev.sm_count = atoi(argv[2]);
         igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_AUTO);
         printf("%-28s %s\n", name, st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error());
     }
