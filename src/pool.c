@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pool.h"
+#include "ref/pool_ref.h"
 
 #include "error.h"
 

@@ -1,53 +1,20 @@
 /*
- * pool.h — a validated pooling problem (igemm_pool2d_desc_t with P, Q and the element counts):
- * what the max-pool reference (src/ref/pool_ref.c) and kernel (src/mem/pool2d.cu) run on.
+ * pool.h — the pooling problem's validation (igemm_pool_problem_init; the parameters:
+ * pool_params.h) and the GPU launches (src/mem/pool2d.cu).
  * Ground floor: calls only error.c and problem.c.
  */
 #ifndef IGEMM_POOL_H
 #define IGEMM_POOL_H
 
-#include "problem.h"
+#include "pool_params.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct igemm_pool_params {
-    int64_t n, h, w, c, r, s, p, q;
-    int64_t pad_top, pad_left, stride_h, stride_w, dil_h, dil_w;
-    int64_t pad_bottom, pad_right;
-    int64_t x_elems, y_elems;
-    igemm_dtype_t dtype;
-} igemm_pool_params_t;
-
 /* Validates desc (every field named in the message) and fills params (if not NULL). Returns
  * SUCCESS, NULL_POINTER, INVALID_VALUE or OVERFLOW. */
 igemm_status_t igemm_pool_problem_init(const igemm_pool2d_desc_t *desc, igemm_pool_params_t *params);
-
-/* The CPU max pool of a valid problem (host pointers). Never fails. */
-void igemm_ref_maxpool2d(const igemm_pool_params_t *p, const void *x, void *y);
-
-/* The CPU average pool of a valid problem (host pointers). Never fails. */
-void igemm_ref_avgpool2d(const igemm_pool_params_t *p, int count_include_pad, const void *x, void *y);
-
-/* The divisor of output (oh, ow)'s window (igemm_avgpool2d): its taps inside the padded input
- * (count_include_pad) or inside x; 0 when none (the caller writes 0). Host code (the reference;
- * the kernel computes the same per output). */
-static inline int64_t igemm_pool_divisor(const igemm_pool_params_t *p, int count_include_pad, int64_t oh, int64_t ow)
-{
-    const int64_t lo_h = count_include_pad ? -p->pad_top : 0, hi_h = count_include_pad ? p->h + p->pad_bottom : p->h;
-    const int64_t lo_w = count_include_pad ? -p->pad_left : 0, hi_w = count_include_pad ? p->w + p->pad_right : p->w;
-    int64_t rows = 0, cols = 0;
-    for (int64_t r = 0; r < p->r; r++) {
-        const int64_t ih = oh * p->stride_h - p->pad_top + r * p->dil_h;
-        rows += ih >= lo_h && ih < hi_h;
-    }
-    for (int64_t s = 0; s < p->s; s++) {
-        const int64_t iw = ow * p->stride_w - p->pad_left + s * p->dil_w;
-        cols += iw >= lo_w && iw < hi_w;
-    }
-    return rows * cols;
-}
 
 /* Launches the GPU max pool of a valid problem on the current device. Returns SUCCESS or
  * CUDA_ERROR (message set). */

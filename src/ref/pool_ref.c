@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../pool.h"
+#include "pool_ref.h"
 #include "elem.h"
 
 void igemm_ref_maxpool2d(const igemm_pool_params_t *p, const void *x, void *y)
