@@ -119,12 +119,31 @@ static igemm_status_t pool_pointers(const void *x, const void *y)
     return IGEMM_STATUS_SUCCESS;
 }
 
-IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *desc, const void *x, void *y)
+/* The entry points' common part: clears the error, validates desc, count_include_pad (avg) and
+ * the pointers, fills *p. */
+static igemm_status_t pool_prepare(const igemm_pool2d_desc_t *desc, int avg, int count_include_pad, const void *x,
+                                   const void *y, igemm_pool_params_t *p)
 {
     igemm_clear_error();
-    igemm_pool_params_t p;
-    igemm_status_t st = igemm_pool_problem_init(desc, &p);
+    igemm_status_t st = igemm_pool_problem_init(desc, p);
+    if (st == IGEMM_STATUS_SUCCESS && avg && count_include_pad != 0 && count_include_pad != 1)
+        st = igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "count_include_pad = %d: expected 0 or 1", count_include_pad);
     if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    return st;
+}
+
+#ifndef IGEMM_HAVE_CUDA
+static igemm_status_t pool_no_device(void *stream)
+{
+    (void)stream;
+    return igemm_set_error(IGEMM_STATUS_NO_DEVICE, "this igemm was built without CUDA");
+}
+#endif
+
+IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *desc, const void *x, void *y)
+{
+    igemm_pool_params_t p;
+    const igemm_status_t st = pool_prepare(desc, 0, 0, x, y, &p);
     if (st != IGEMM_STATUS_SUCCESS) return st;
     igemm_ref_maxpool2d(&p, x, y);
     return IGEMM_STATUS_SUCCESS;
@@ -132,35 +151,21 @@ IGEMM_API igemm_status_t igemm_maxpool2d_reference(const igemm_pool2d_desc_t *de
 
 IGEMM_API igemm_status_t igemm_maxpool2d(const igemm_pool2d_desc_t *desc, const void *x, void *y, void *stream)
 {
-    igemm_clear_error();
     igemm_pool_params_t p;
-    igemm_status_t st = igemm_pool_problem_init(desc, &p);
-    if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    const igemm_status_t st = pool_prepare(desc, 0, 0, x, y, &p);
     if (st != IGEMM_STATUS_SUCCESS) return st;
 #ifdef IGEMM_HAVE_CUDA
     return igemm_maxpool2d_launch(&p, x, y, stream);
 #else
-    (void)stream;
-    return igemm_set_error(IGEMM_STATUS_NO_DEVICE, "this igemm was built without CUDA");
+    return pool_no_device(stream);
 #endif
-}
-
-static igemm_status_t pool_cip(int count_include_pad)
-{
-    if (count_include_pad != 0 && count_include_pad != 1)
-        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "count_include_pad = %d: expected 0 or 1",
-                               count_include_pad);
-    return IGEMM_STATUS_SUCCESS;
 }
 
 IGEMM_API igemm_status_t igemm_avgpool2d_reference(const igemm_pool2d_desc_t *desc, int count_include_pad,
                                                    const void *x, void *y)
 {
-    igemm_clear_error();
     igemm_pool_params_t p;
-    igemm_status_t st = igemm_pool_problem_init(desc, &p);
-    if (st == IGEMM_STATUS_SUCCESS) st = pool_cip(count_include_pad);
-    if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    const igemm_status_t st = pool_prepare(desc, 1, count_include_pad, x, y, &p);
     if (st != IGEMM_STATUS_SUCCESS) return st;
     igemm_ref_avgpool2d(&p, count_include_pad, x, y);
     return IGEMM_STATUS_SUCCESS;
@@ -169,16 +174,12 @@ IGEMM_API igemm_status_t igemm_avgpool2d_reference(const igemm_pool2d_desc_t *de
 IGEMM_API igemm_status_t igemm_avgpool2d(const igemm_pool2d_desc_t *desc, int count_include_pad, const void *x,
                                          void *y, void *stream)
 {
-    igemm_clear_error();
     igemm_pool_params_t p;
-    igemm_status_t st = igemm_pool_problem_init(desc, &p);
-    if (st == IGEMM_STATUS_SUCCESS) st = pool_cip(count_include_pad);
-    if (st == IGEMM_STATUS_SUCCESS) st = pool_pointers(x, y);
+    const igemm_status_t st = pool_prepare(desc, 1, count_include_pad, x, y, &p);
     if (st != IGEMM_STATUS_SUCCESS) return st;
 #ifdef IGEMM_HAVE_CUDA
     return igemm_avgpool2d_launch(&p, count_include_pad, x, y, stream);
 #else
-    (void)stream;
-    return igemm_set_error(IGEMM_STATUS_NO_DEVICE, "this igemm was built without CUDA");
+    return pool_no_device(stream);
 #endif
 }
