@@ -140,11 +140,16 @@ _t._LIB.impl("max_pool2d", _pool_impl, "CUDA")
 _OP = torch.ops.igemm.max_pool2d.default
 
 
-@torch.library.register_fake("igemm::max_pool2d", lib=_t._LIB)
-def _pool_fake(x, kernel, stride, padding, dilation):
+def _empty_out(x, kernel, stride, padding, dilation):
+    """The pool's output for x: N x C x P x Q, channels_last (the fake kernels' result)."""
     n, c = x.shape[0], x.shape[1]
     p, q = _out_hw(x, kernel, stride, padding, dilation)
     return x.new_empty_strided((n, c, p, q), (p * q * c, 1, q * c, c))
+
+
+@torch.library.register_fake("igemm::max_pool2d", lib=_t._LIB)
+def _pool_fake(x, kernel, stride, padding, dilation):
+    return _empty_out(x, kernel, stride, padding, dilation)
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -211,9 +216,7 @@ _AVG_OP = torch.ops.igemm.avg_pool2d.default
 
 @torch.library.register_fake("igemm::avg_pool2d", lib=_t._LIB)
 def _avg_fake(x, kernel, stride, padding, count_include_pad):
-    n, c = x.shape[0], x.shape[1]
-    p, q = _out_hw(x, kernel, stride, padding, [1, 1])
-    return x.new_empty_strided((n, c, p, q), (p * q * c, 1, q * c, c))
+    return _empty_out(x, kernel, stride, padding, [1, 1])
 
 
 def _check_x(x, what):
