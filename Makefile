@@ -77,7 +77,7 @@ CLI_TEST_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
 CLI_HDRS := $(wildcard cli/*.h)
 HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
-.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder
+.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder torchop
 all: $(LIB) $(CLI) $(TESTS)
 lib: $(LIB)
 
@@ -192,6 +192,15 @@ LADDER100_SRCS := $(wildcard examples/gemm_ladder/sm100_*.cu)
 LADDER_BINS := $(LADDER_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%) \
                $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%)
 LADDER_DEPS := examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh $(wildcard src/ptx/*.cuh src/sm100/*.h)
+# The C++ kernel of torch.ops.igemm.conv2d (python/igemm/csrc/conv2d_op.cpp), against the installed
+# torch; _torch.py loads build/igemm_torch_op.so when it is there (else its Python kernel).
+TORCH_OP := $(BUILD)/igemm_torch_op.so
+torchop: $(TORCH_OP)
+$(TORCH_OP): python/igemm/csrc/conv2d_op.cpp scripts/torch_ext_flags.py
+	@mkdir -p $(@D)
+	$(Q)flags=$$($(PYTHON) scripts/torch_ext_flags.py cflags) && ldf=$$($(PYTHON) scripts/torch_ext_flags.py ldflags) && \
+	  $(CXX) -std=c++20 -O2 -shared -fPIC -fvisibility=hidden $$flags -o $@ $< $$ldf
+
 ladder: $(LADDER_BINS)
 $(BUILD)/ladder/step%: examples/gemm_ladder/step%.cu $(LADDER_DEPS)
 	@mkdir -p $(dir $@)

@@ -59,6 +59,10 @@ note "nvcc: $($NVCC --version | tail -1); cuDNN lib: ${IGEMM_CUDNN_LIB:-none}"
 stage_build() {
   stamp build
   if make -j16 all HAVE_CUDA=1 NVCC="$NVCC" > /tmp/igemm_build.log 2>&1; then note "build: ok"; else note "build: FAILED"; tail -40 /tmp/igemm_build.log | tee -a "$CHK"; exit 1; fi
+  # the C++ kernel of torch.ops.igemm.conv2d, where torch imports (python/igemm/csrc)
+  if python3 -c "import torch" 2> /dev/null; then
+    if make torchop > /tmp/igemm_torchop.log 2>&1; then note "torchop: ok"; else note "torchop: FAILED"; tail -20 /tmp/igemm_torchop.log | tee -a "$CHK"; fi
+  fi
   { echo "=== ptxas (sm90)"; grep -hE "Compiling|registers|spill" build/src/sm90/*.ptxas.txt build/gen/sm90/*.ptxas.txt; } >> "$CHK" 2>/dev/null
 }
 stage_oldbuild() {

@@ -4,6 +4,8 @@ Imported only when torch is (igemm/__init__.py loads it lazily), so the package 
 path work without torch.
 """
 
+import ctypes
+import os
 import threading
 from typing import List, Optional
 
@@ -40,6 +42,8 @@ def clear_plan_cache():
     """Destroys every cached plan (their device workspaces are freed)."""
     with _plans_lock:
         _calls.clear()
+        if _CPP_OP:  # (its entries hold the handles of the plans freed next)
+            torch.ops.igemm._cpp_clear_calls()
         _plans.clear()
 
 
@@ -294,12 +298,30 @@ def _conv2d_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
             if c is not None:
                 y = c.launch(x, w, bias, scale, residual, gate=False)
                 if y is not None:
+                    if _CPP_OP:  # (the C++ table missed it: emptied when full) back into it
+                        _cpp_register(x, w, bias, scale, residual, stride, padding, dilation, groups,
+                                      alpha, beta, activation, act_param, out_dtype, c)
                     return y
     y, call = _conv2d_run(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha,
                           beta, activation, act_param, out_dtype)
     if key is not None:
         _remember(key, call)
+        if _CPP_OP and call is not None and type(stride) is not str and type(padding) is not str:
+            _cpp_register(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha, beta,
+                          activation, act_param, out_dtype, call)
     return y
+
+
+def _cpp_register(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha, beta,
+                  activation, act_param, out_dtype, call):
+    """Puts this signature into the C++ kernel's table (csrc/conv2d_op.cpp): the next call with it
+    runs there without Python. The entry holds the plan's handle, which _plans keeps alive until
+    clear_plan_cache (which empties the table first)."""
+    handle = 0 if call.plan is None else int(call.handle)
+    torch.ops.igemm._cpp_register_call(x, w, bias, scale, residual, stride, padding, dilation, groups,
+                                       alpha, beta, activation, act_param, out_dtype, handle,
+                                       list(call.shape), list(call.strides), call.od,
+                                       -1 if call.dev is None else int(call.dev))
 
 
 def _conv2d_run(x, w, bias, scale, residual, stride, padding, dilation, groups, alpha, beta,
@@ -361,7 +383,30 @@ _SCHEMA = ("conv2d(Tensor x, Tensor w, Tensor? bias, Tensor? scale, Tensor? resi
            "str activation, float act_param, ScalarType? out_dtype) -> Tensor")
 _LIB = torch.library.Library("igemm", "DEF")
 _LIB.define(_SCHEMA)
-_LIB.impl("conv2d", _conv2d_impl, "CUDA")
+
+
+def _load_cpp_op():
+    """The C++ kernel of the op (csrc/conv2d_op.cpp, `make torchop`: igemm_torch_op.so beside
+    libigemm), when it was built and loads: True. It calls the Python kernel, as igemm::conv2d_py,
+    for what its table does not hold."""
+    from ._lib import library_path
+    try:
+        path = os.path.join(os.path.dirname(os.path.abspath(library_path())), "igemm_torch_op.so")
+        if not os.path.isfile(path):
+            return False
+        torch.ops.load_library(path)
+        torch.ops.igemm._cpp_set_run(ctypes.cast(lib().igemm_plan_run, ctypes.c_void_p).value)
+        return True
+    except Exception:  # a build for another torch, a missing symbol: the Python kernel
+        return False
+
+
+_CPP_OP = _load_cpp_op()
+if _CPP_OP:
+    _LIB.define(_SCHEMA.replace("conv2d(", "conv2d_py(", 1))
+    _LIB.impl("conv2d_py", _conv2d_impl, "CUDA")
+else:
+    _LIB.impl("conv2d", _conv2d_impl, "CUDA")
 
 # The OpOverload is what torch.compile sees (and puts in the graph).
 _OP = torch.ops.igemm.conv2d.default
