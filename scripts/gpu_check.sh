@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), gemmsweep (GEMM shapes x hint texts), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -461,6 +461,20 @@ stage_gemm() {
   timeout 280 ./build/igemm bench --gemm --shapes bench/gemm_shapes.csv --vs cublas --fused >> "$OUT/gemm.log" 2>&1
   note "gemm bench fused rc=$?: $(grep -E '^geomean' "$OUT/gemm.log" | tail -1)"
   grep -vE "^\[" "$OUT/gemm.log" | tail -40 | tee -a "$SUMMARY" > /dev/null
+}
+stage_gemmsweep() {
+  stamp gemmsweep
+  # issue 27: ours under each hint text of GS_CFGS ('|'-separated, "default" = the planner's plan) on
+  # the GEMM shapes of GS_SHAPES (regex of names), against cuBLASLt in the same process, twice
+  grep -E "^(${GS_SHAPES:-llm_decode_b64|llm_decode_b256|cnn_fc|wide_k})," bench/gemm_shapes.csv > /tmp/gs.csv
+  IFS='|' read -r -a cfgs <<< "${GS_CFGS:-default}"
+  for rep in 1 2; do
+    for cfg in "${cfgs[@]}"; do
+      h=$cfg; [ "$h" = default ] && h=""
+      timeout 120 ./build/igemm bench --gemm --shapes /tmp/gs.csv --vs cublas --iters 30 --warmup 5 ${h:+--hints "$h"} 2>&1 \
+        | grep -vE "^(igemm|geomean|name|#|\[)" | awk -v c="$cfg" -v r=$rep 'NF>2{printf "gemmsweep rep %d %s  [%s]\n", r, $0, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
+    done
+  done
 }
 stage_abfused() {
   stamp abfused

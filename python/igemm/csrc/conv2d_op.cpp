@@ -8,8 +8,8 @@
  *   signature (sizes, dtypes, devices, options of the arguments; the same fields as _torch.py's
  *   prepared calls) -> a table entry {plan handle, output sizes / strides / dtype, device}, put
  *   there by the Python kernel through igemm::_cpp_register_call after it planned the call;
- *   per call: channels_last layout, 16-byte alignment, gradients, the current device and the
- *   scale / bias vectors are checked (anything off takes the Python kernel), y =
+ *   per call: channels_last layout, 16-byte alignment, gradients and the scale / bias vectors
+ *   are checked, the plan's device is made current (anything off takes the Python kernel), y =
  *   at::empty_strided, igemm_plan_run (the pointer _torch.py hands over with _cpp_set_run, from the
  *   library it loaded) on the current CUDA stream.
  * Anything else (first call of a signature, a layout or alignment the plan cannot take, a failed
@@ -21,6 +21,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
@@ -147,7 +148,7 @@ at::Tensor conv2d_cuda(const at::Tensor &x, const at::Tensor &w, const OptT &bia
         if (!x.is_contiguous(at::MemoryFormat::ChannelsLast) || !w.is_contiguous(at::MemoryFormat::ChannelsLast))
             break;
         const void *xp = x.data_ptr(), *wp = w.data_ptr();
-        if (!aligned16(xp) || !aligned16(wp) || (int64_t)c10::cuda::current_device() != e->dev) break;
+        if (!aligned16(xp) || !aligned16(wp)) break;
         const float *sp = nullptr, *bp = nullptr;
         if (!vec_ptr(scale, &sp) || !vec_ptr(bias, &bp)) break;
         const void *rp = nullptr;
@@ -158,6 +159,9 @@ at::Tensor conv2d_cuda(const at::Tensor &x, const at::Tensor &w, const OptT &bia
             rp = r.data_ptr();
             if (!aligned16(rp)) break;
         }
+        /* the plan's device current for the launch (a tensor on cuda:1 while cuda:0 is current) */
+        c10::cuda::OptionalCUDAGuard guard;
+        if ((int64_t)c10::cuda::current_device() != e->dev) guard.set_index((c10::DeviceIndex)e->dev);
         at::Tensor y = at::empty_strided(e->shape, e->strides, x.options().dtype(e->od));
         if (e->handle == 0) return y;
         void *stream = c10::cuda::getCurrentCUDAStream((c10::DeviceIndex)e->dev).stream();
