@@ -77,8 +77,8 @@ CLI_TEST_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
 CLI_HDRS := $(wildcard cli/*.h)
 HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
-.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder torchop
-all: $(LIB) $(CLI) $(TESTS)
+.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder torchop torchop-auto
+all: $(LIB) $(CLI) $(TESTS) torchop-auto
 lib: $(LIB)
 
 # said once, before the first compile of a build that has CUDA work to do
@@ -196,6 +196,10 @@ LADDER_DEPS := examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cu
 # torch; _torch.py loads build/igemm_torch_op.so when it is there (else its Python kernel).
 TORCH_OP := $(BUILD)/igemm_torch_op.so
 torchop: $(TORCH_OP)
+# part of `make all` where torch imports (a failed build of it leaves the Python kernel, and says so)
+torchop-auto: $(LIB)
+	@if $(PYTHON) scripts/torch_ext_flags.py cflags > /dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory torchop || echo "igemm: $(TORCH_OP) did not build: torch.ops.igemm.conv2d keeps its Python kernel"; fi
 $(TORCH_OP): python/igemm/csrc/conv2d_op.cpp scripts/torch_ext_flags.py
 	@mkdir -p $(@D)
 	$(Q)flags=$$($(PYTHON) scripts/torch_ext_flags.py cflags) && ldf=$$($(PYTHON) scripts/torch_ext_flags.py ldflags) && \
