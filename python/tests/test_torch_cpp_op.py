@@ -41,13 +41,16 @@ def test_repeated_signatures_run_from_the_table():
     op = torch.ops.igemm.conv2d
     first = op(*_args(x, w, bias, None, res, "relu"))  # the Python kernel, which registers it
     assert torch.ops.igemm._cpp_calls_size() >= 1
+    hits = torch.ops.igemm._cpp_table_hits()
     for _ in range(3):  # the table
         y = op(*_args(x, w, bias, None, res, "relu"))
         assert torch.equal(y, ref) and torch.equal(first, ref)
         assert y.is_contiguous(memory_format=torch.channels_last)
+    assert torch.ops.igemm._cpp_table_hits() == hits + 3
     # another layout of x: the table's entry must not take it (the Python kernel converts)
     xc = x.contiguous()
     assert torch.equal(op(*_args(xc, w, bias, None, res, "relu")), ref)
+    assert torch.ops.igemm._cpp_table_hits() == hits + 3
     # a misaligned view (an offset of one element): same shape, same signature, not 16-byte aligned
     big = torch.empty(x.numel() + 8, device="cuda", dtype=x.dtype)
     xs = big[1:1 + x.numel()].view(2, 9, 11, 32).permute(0, 3, 1, 2)
@@ -84,3 +87,25 @@ def test_graph_capture_runs_the_table_entry():
     torch.cuda.synchronize()
     assert torch.equal(y, op(*_args(x, w)))
     assert not torch.equal(y, ref)
+
+
+@needs_op
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_second_device_from_the_table():
+    # tensors on cuda:1 while cuda:0 is current: the table entry runs on cuda:1 (its device made
+    # current for the launch, then restored)
+    g = torch.Generator(device="cuda:1").manual_seed(9)
+    x = torch.randn(2, 32, 8, 8, device="cuda:1", generator=g).to(torch.bfloat16)
+    w = torch.randn(16, 32, 3, 3, device="cuda:1", generator=g).to(torch.bfloat16)
+    x, w = (t.contiguous(memory_format=torch.channels_last) for t in (x, w))
+    with torch.cuda.device(1):
+        ref = igemm.conv2d(x, w, padding=1)
+    op = torch.ops.igemm.conv2d
+    with torch.cuda.device(0):
+        first = op(*_args(x, w))  # the Python kernel registers the signature
+        hits = torch.ops.igemm._cpp_table_hits()
+        y = op(*_args(x, w))
+        assert torch.ops.igemm._cpp_table_hits() == hits + 1
+        assert torch.cuda.current_device() == 0
+    torch.cuda.synchronize(1)
+    assert y.device == x.device and torch.equal(y, ref) and torch.equal(first, ref)
