@@ -397,12 +397,14 @@ IGEMM_API igemm_status_t igemm_avgpool2d_reference(const igemm_pool2d_desc_t *de
 
 /* Creates a plan for a GEMM (desc and epi as igemm_gemm_reference; NULL epi: the identity),
  * run with igemm_plan_run(plan, a, b, scale, bias, c, d, stream): A as x, B as w, C as the
- * residual, D as y; described, queried and destroyed like a conv plan. Today the GEMM runs on
- * the conv engine as 1x1 convs (a batch with a shared B over packed A and D as one conv of
- * batch * M rows, other batches one conv each), which takes B stored N x K (IGEMM_B_NK) with
- * packed rows (lda = k, ldb = k, ldd = n); other layouts return NOT_SUPPORTED with the reason
- * (the GEMM kernels of issue 27 will take them). Returns SUCCESS, a validation status
- * (INVALID_VALUE / OVERFLOW naming the field), NOT_SUPPORTED, NO_DEVICE, CUDA_ERROR or
+ * residual, D as y; described, queried and destroyed like a conv plan. Every valid GEMM is
+ * taken. B stored N x K (IGEMM_B_NK) with packed rows (lda = k, ldb = k, ldd = n) runs on the
+ * conv engine as 1x1 convs (a batch with a shared B over packed A and D as one conv of batch * M
+ * rows, other batches one conv each): the fast path. Other layouts (B stored K x N, padded or odd
+ * leading dimensions) run on the strided GEMM kernel (path GENERAL: mma.sync, the whole batch in
+ * one launch; slower), and igemm_plan_describe says why; asking such a GEMM for another path, or
+ * giving it plan hints, returns NOT_SUPPORTED with the reason. Returns SUCCESS, a validation
+ * status (INVALID_VALUE / OVERFLOW naming the field), NOT_SUPPORTED, NO_DEVICE, CUDA_ERROR or
  * OUT_OF_MEMORY, as igemm_plan_create. EXPERIMENTAL. */
 IGEMM_API igemm_status_t igemm_gemm_plan_create(igemm_plan_t **plan, const igemm_gemm_desc_t *desc,
                                                 const igemm_epilogue_t *epi,

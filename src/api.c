@@ -162,16 +162,14 @@ IGEMM_API int igemm_device_count(void) { return igemm_device_count_query(); }
 
 /* ---------------------------------------------------------------- plans */
 
-IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_conv2d_desc_t *desc,
-                                           const igemm_epilogue_t *epi, const igemm_plan_options_t *opts)
+/* A new plan of desc / epi on the options' device: options checked, the host object allocated
+ * (64-byte aligned: the families' state, plan.h), the problem validated, the device queried.
+ * The caller chooses the families. Returns SUCCESS or the error (message set; *plan_out NULL). */
+static igemm_status_t plan_new(igemm_plan_t **plan_out, const igemm_conv2d_desc_t *desc, const igemm_epilogue_t *epi,
+                               const igemm_plan_options_t *opts)
 {
-    igemm_plan_options_t defopts = igemm_plan_options_default();
     igemm_status_t st;
-    igemm_clear_error();
-    if (plan_out == NULL)
-        return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "plan = NULL: a place to store the plan is required");
     *plan_out = NULL;
-    if (opts == NULL) opts = &defopts;
     if ((int)opts->path < IGEMM_PATH_AUTO || (int)opts->path > IGEMM_PATH_MEMORY)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.path = %d: not an igemm_path_t (0..4)",
                                (int)opts->path);
@@ -180,14 +178,13 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
     st = igemm_hints_validate(opts->hints);
     if (st) return st;
 
-    /* 64-byte aligned (the families' state, plan.h); aligned_alloc wants a multiple of 64 */
+    /* aligned_alloc wants a multiple of 64 */
     igemm_plan_t *plan = (igemm_plan_t *)aligned_alloc(64, (sizeof *plan + 63) & ~(size_t)63);
     if (plan == NULL) return igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "plan: host allocation failed");
     memset(plan, 0, sizeof *plan);
     st = igemm_problem_init(desc, epi ? epi : NULL, &plan->params);
     if (st) goto fail;
     if (opts->hints) plan->hints = *opts->hints;
-
 #ifdef IGEMM_HAVE_CUDA
     {
         int count = igemm_device_count_query(), ordinal = opts->device;
@@ -207,21 +204,6 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
         }
         st = igemm_device_query(ordinal, &plan->dev);
         if (st) goto fail;
-        st = igemm_planner_choose(plan, opts->path);
-        if (st) goto fail;
-        if (plan->workspace_bytes > 0) {
-            int prev = igemm_device_current();
-            if (prev != ordinal) cudaSetDevice(ordinal);
-            cudaError_t e = cudaMalloc(&plan->workspace, plan->workspace_bytes);
-            if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
-            if (e != cudaSuccess) {
-                plan->workspace = NULL;
-                (void)cudaGetLastError();
-                st = igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "workspace: cudaMalloc of %zu bytes failed: %s",
-                                     plan->workspace_bytes, cudaGetErrorString(e));
-                goto fail;
-            }
-        }
     }
     *plan_out = plan;
     return IGEMM_STATUS_SUCCESS;
@@ -231,6 +213,41 @@ IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_
                          "igemm_conv2d_reference still works");
 #endif
 fail:
+    igemm_plan_destroy(plan);
+    return st;
+}
+
+IGEMM_API igemm_status_t igemm_plan_create(igemm_plan_t **plan_out, const igemm_conv2d_desc_t *desc,
+                                           const igemm_epilogue_t *epi, const igemm_plan_options_t *opts)
+{
+    igemm_plan_options_t defopts = igemm_plan_options_default();
+    igemm_clear_error();
+    if (plan_out == NULL)
+        return igemm_set_error(IGEMM_STATUS_NULL_POINTER, "plan = NULL: a place to store the plan is required");
+    *plan_out = NULL;
+    igemm_plan_t *plan = NULL;
+    igemm_status_t st = plan_new(&plan, desc, epi, opts ? opts : &defopts);
+    if (st) return st;
+#ifdef IGEMM_HAVE_CUDA
+    st = igemm_planner_choose(plan, (opts ? opts : &defopts)->path);
+    if (st) goto fail;
+    if (plan->workspace_bytes > 0) {
+        const int ordinal = plan->dev.ordinal, prev = igemm_device_current();
+        if (prev != ordinal) cudaSetDevice(ordinal);
+        cudaError_t e = cudaMalloc(&plan->workspace, plan->workspace_bytes);
+        if (prev >= 0 && prev != ordinal) cudaSetDevice(prev);
+        if (e != cudaSuccess) {
+            plan->workspace = NULL;
+            (void)cudaGetLastError();
+            st = igemm_set_error(IGEMM_STATUS_OUT_OF_MEMORY, "workspace: cudaMalloc of %zu bytes failed: %s",
+                                 plan->workspace_bytes, cudaGetErrorString(e));
+            goto fail;
+        }
+    }
+    *plan_out = plan;
+    return IGEMM_STATUS_SUCCESS;
+fail:
+#endif
     igemm_plan_destroy(plan);
     return st;
 }
@@ -264,6 +281,46 @@ IGEMM_API size_t igemm_plan_workspace_bytes(const igemm_plan_t *plan)
 
 static int aligned(const void *ptr, size_t a) { return ((uintptr_t)ptr % a) == 0; }
 
+/* The plan of a GEMM the conv engine cannot read (why: igemm_gemm_conv_mapping's reason): the
+ * strided GEMM kernel (src/sm80/gemm_strided.cu) for the whole batch. Its epilogue checks and
+ * dtypes come from the proxy conv of the same M, N, K. Returns SUCCESS or the error. */
+static igemm_status_t gemm_strided_plan(igemm_plan_t **plan_out, const igemm_gemm_params_t *g,
+                                        const igemm_epilogue_t *epi, const igemm_plan_options_t *opts, const char *why)
+{
+    igemm_plan_options_t defopts = igemm_plan_options_default();
+    if (opts == NULL) opts = &defopts;
+    if (opts->path != IGEMM_PATH_AUTO && opts->path != IGEMM_PATH_GENERAL)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "gemm: options.path = %d: only the strided GEMM kernel (path AUTO or GENERAL) takes this "
+                               "GEMM: %s", (int)opts->path, why);
+    const igemm_plan_hints_t zero = igemm_plan_hints_default();
+    if (opts->hints && memcmp(opts->hints, &zero, sizeof zero) != 0)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "gemm: plan hints name conv-engine settings, and this GEMM runs on the strided GEMM "
+                               "kernel, which takes none (%s)", why);
+    igemm_conv2d_desc_t proxy = igemm_conv2d_desc_default();
+    proxy.w = g->m, proxy.c = g->k, proxy.k = g->n;
+    proxy.x_dtype = proxy.w_dtype = g->in_dtype;
+    proxy.y_dtype = g->out_dtype;
+    igemm_plan_t *plan = NULL;
+    igemm_status_t st = plan_new(&plan, &proxy, epi, opts);
+    if (st) return st;
+#ifdef IGEMM_HAVE_CUDA
+    plan->main.family = &igemm_family_sm80_gemm;
+    igemm_gemm_strided_config(g, plan->dev.sm_count, &plan->main.cfg);
+    snprintf(plan->describe, sizeof plan->describe,
+             "GEMM %lld x %lld x %lld, batch %lld, B %s, lda %lld ldb %lld ldd %lld: path general, kernel %s (%s). "
+             "Chosen because the conv engine cannot take it: %s. On %s.",
+             (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch,
+             g->b_kn ? "K x N" : "N x K", (long long)g->lda, (long long)g->ldb, (long long)g->ldd,
+             igemm_family_sm80_gemm.name, plan->main.cfg.desc, why, plan->dev.name);
+#else
+    (void)g, (void)why;
+#endif
+    *plan_out = plan;
+    return IGEMM_STATUS_SUCCESS;
+}
+
 IGEMM_API igemm_status_t igemm_gemm_plan_create(igemm_plan_t **plan_out, const igemm_gemm_desc_t *desc,
                                                 const igemm_epilogue_t *epi, const igemm_plan_options_t *opts)
 {
@@ -277,9 +334,9 @@ IGEMM_API igemm_status_t igemm_gemm_plan_create(igemm_plan_t **plan_out, const i
     igemm_conv2d_desc_t conv;
     int64_t launches, step[3];
     const char *why = NULL;
-    if (!igemm_gemm_conv_mapping(&g, &conv, &launches, step, &why))
-        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED, "gemm: %s", why);
     igemm_plan_t *plan = NULL;
+    if (!igemm_gemm_conv_mapping(&g, &conv, &launches, step, &why))
+        return gemm_strided_plan(plan_out, &g, epi, opts, why);
     st = igemm_plan_create(&plan, &conv, epi, opts);
     if (st) return st;
     plan->gemm_launches = launches;

@@ -94,6 +94,11 @@ extern const igemm_family_t igemm_family_sm90;      /* src/sm90/family_conv.cu *
 extern const igemm_family_t igemm_family_sm90_stem; /* src/sm90/family_stem.cu: c <= 4, stride_w 2 */
 extern const igemm_family_t igemm_family_sm90_fold; /* src/sm90/family_fold.cu: small c */
 extern const igemm_family_t igemm_family_sm80;      /* src/sm80/conv2d_fprop.cu */
+extern const igemm_family_t igemm_family_sm80_gemm; /* src/sm80/gemm_strided.cu: GEMMs the conv engine
+                                                      cannot read (igemm_gemm_plan_create only) */
+struct igemm_gemm_params;
+/* The strided GEMM kernel's configuration for the validated GEMM g on a device of sm_count SMs. */
+void igemm_gemm_strided_config(const struct igemm_gemm_params *g, int sm_count, igemm_family_config_t *cfg);
 extern const igemm_family_t igemm_family_direct;    /* src/gpu_ref/conv2d_direct.cu */
 
 #ifdef __cplusplus

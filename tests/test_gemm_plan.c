@@ -62,12 +62,29 @@ TEST(gemm_plan_mapping)
     d.lda = 24;
     REQUIRE(map(&d, &c, &launches, step, &why) == 0);
     CHECK(why && strstr(why, "leading dimensions"));
-    /* the public entry reports it (or, without a GPU, that there is none) */
+    /* the public entry plans it on the strided GEMM kernel (or, without a GPU, says there is none);
+     * another path or plan hints are refused with the reason */
     igemm_plan_t *plan = (igemm_plan_t *)1;
-    const igemm_status_t st = igemm_gemm_plan_create(&plan, &d, NULL, NULL);
+    igemm_plan_options_t o = igemm_plan_options_default();
+    o.path = IGEMM_PATH_SM90;
+    CHECK(igemm_gemm_plan_create(&plan, &d, NULL, &o) == IGEMM_STATUS_NOT_SUPPORTED);
     CHECK(plan == NULL);
-    CHECK(st == IGEMM_STATUS_NOT_SUPPORTED);
-    CHECK(strstr(igemm_last_error(), "gemm: leading dimensions") != NULL);
+    CHECK(strstr(igemm_last_error(), "options.path = 2") && strstr(igemm_last_error(), "leading dimensions"));
+    igemm_plan_hints_t h = igemm_plan_hints_default();
+    h.split_k = 2;
+    o = igemm_plan_options_default();
+    o.hints = &h;
+    CHECK(igemm_gemm_plan_create(&plan, &d, NULL, &o) == IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK(strstr(igemm_last_error(), "plan hints") != NULL);
+    const igemm_status_t st = igemm_gemm_plan_create(&plan, &d, NULL, NULL);
+    if (st == IGEMM_STATUS_SUCCESS) {
+        CHECK(igemm_plan_path(plan) == IGEMM_PATH_GENERAL);
+        CHECK(strstr(igemm_plan_describe(plan), "sm80_gemm_mma_sync") &&
+              strstr(igemm_plan_describe(plan), "leading dimensions"));
+        igemm_plan_destroy(plan);
+    } else {
+        CHECK(st == IGEMM_STATUS_NO_DEVICE && plan == NULL);
+    }
     d.m = 0;
     CHECK(igemm_gemm_plan_create(&plan, &d, NULL, NULL) == IGEMM_STATUS_INVALID_VALUE);
     CHECK(strstr(igemm_last_error(), "gemm.m = 0") != NULL);
@@ -85,16 +102,34 @@ TEST(gpu_gemm_plan_random)
     data_rng_t g = {test_seed(0x6e33)};
     static const igemm_dtype_t outs[3] = {IGEMM_DTYPE_F32, IGEMM_DTYPE_BF16, IGEMM_DTYPE_F16};
     int checked = 0;
-    for (int it = 0; it < 200; it++) {
+    enum { ITERS = 300 };
+    int strided = 0, kn = 0;
+    for (int it = 0; it < ITERS; it++) {
         const igemm_dtype_t in = it % 2 ? IGEMM_DTYPE_F16 : IGEMM_DTYPE_BF16;
         const igemm_dtype_t out = it % 5 == 4 ? in : outs[(it / 2) % 3];
         const int64_t m = data_rng_int(&g, 1, it % 7 == 0 ? 700 : 200);
         const int64_t n = it % 3 == 0 ? data_rng_int(&g, 1, 100) : 8 * data_rng_int(&g, 1, 40);
         const int64_t k = it % 4 == 0 ? data_rng_int(&g, 1, 90) : 8 * data_rng_int(&g, 1, 72);
         const int64_t batch = it % 3 == 1 ? data_rng_int(&g, 2, 3) : 1;
-        igemm_gemm_desc_t d = igemm_gemm_desc_packed(m, n, k, batch, IGEMM_B_NK, in, out);
-        if (batch > 1 && it % 2) d.batch_stride_b = 0;                /* shared B: folded into M */
-        if (batch > 1 && it % 4 == 3) d.batch_stride_d = m * n + 8; /* a gap between the D matrices */
+        /* a third of the cases B stored K x N, a third padded leading dimensions (odd pads take
+         * the element loads), some both: the strided GEMM kernel */
+        const int b_kn = it % 3 == 2 || it % 10 == 9, padded = it % 3 == 1 || it % 10 == 9;
+        igemm_gemm_desc_t d = igemm_gemm_desc_packed(m, n, k, batch, b_kn ? IGEMM_B_KN : IGEMM_B_NK, in, out);
+        if (padded) {
+            d.lda = k + data_rng_int(&g, 0, 9);
+            d.ldb = (b_kn ? n : k) + data_rng_int(&g, 0, 9);
+            d.ldd = n + data_rng_int(&g, 0, 9);
+            d.batch_stride_a = m * d.lda + data_rng_int(&g, 0, 8);
+            d.batch_stride_b = (b_kn ? k : n) * d.ldb;
+            d.batch_stride_d = m * d.ldd;
+        }
+        if (batch > 1 && it % 2) d.batch_stride_b = 0;                   /* shared B (folded into M if packed) */
+        if (batch > 1 && it % 4 == 3) d.batch_stride_d = m * d.ldd + 8; /* a gap between the D matrices */
+        igemm_conv2d_desc_t mc;
+        int64_t ml, mstep[3];
+        const char *mwhy;
+        const int on_strided = map(&d, &mc, &ml, mstep, &mwhy) == 0; /* the conv engine cannot read it */
+        strided += on_strided, kn += b_kn;
         igemm_epilogue_t e;
         gen_epilogue(&g, &e);
         int64_t ae, be, de;
@@ -148,12 +183,14 @@ TEST(gpu_gemm_plan_random)
                     bad++;
                 }
             }
-            CHECK_MSG(bad == 0, "it %d: gemm %lldx%lldx%lld batch %lld (%s) out %d act %d: %lld of %lld wrong, first %lld: "
-                      "%g vs %g [%s]", it, (long long)m, (long long)n, (long long)k, (long long)batch,
-                      d.batch_stride_b ? "own B" : "shared B", (int)out, (int)e.activation, (long long)bad,
+            CHECK_MSG(bad == 0, "it %d: gemm %lldx%lldx%lld batch %lld (%s, B %s, ld %lld %lld %lld) out %d act %d: %lld "
+                      "of %lld wrong, first %lld: %g vs %g [%s]", it, (long long)m, (long long)n, (long long)k,
+                      (long long)batch, d.batch_stride_b ? "own B" : "shared B", b_kn ? "KxN" : "NxK",
+                      (long long)d.lda, (long long)d.ldb, (long long)d.ldd, (int)out, (int)e.activation, (long long)bad,
                       (long long)de, (long long)first, first >= 0 ? data_get(hd, first, out) : 0.0,
                       first >= 0 ? data_get(ref, first, out) : 0.0, igemm_plan_describe(plan));
             CHECK(strstr(igemm_plan_describe(plan), "GEMM ") == igemm_plan_describe(plan));
+            CHECK((strstr(igemm_plan_describe(plan), "sm80_gemm_mma_sync") != NULL) == on_strided);
             CHECK_EQ_INT(dbuf_guard_damage(&dd), 0);
             dbuf_free(&da), dbuf_free(&db), dbuf_free(&dc), dbuf_free(&dd), dbuf_free(&ds), dbuf_free(&dbias);
             igemm_plan_destroy(plan);
@@ -162,6 +199,7 @@ TEST(gpu_gemm_plan_random)
         free(ha), free(hb), free(hc), free(hd), free(ref), free(sc), free(bi);
         if (test_failed_now()) return;
     }
-    CHECK_EQ_INT(checked, 200);
+    CHECK_EQ_INT(checked, ITERS);
+    CHECK(strided >= 140 && kn >= 100);
 }
 #endif

@@ -55,17 +55,26 @@ static __device__ __forceinline__ float igemm_load_in(const void *base, int64_t 
     return __bfloat162float(((const __nv_bfloat16 *)base)[idx]);
 }
 
+/* The epilogue of one output element before its activation: alpha * scale[kk] * acc + bias[kk]
+ * + beta * residual[yidx] (acc the fp32 sum for output channel kk, yidx the element's index in
+ * y and the residual). */
+static __device__ __forceinline__ float igemm_epilogue_pre_act(const igemm_conv_params_t *p, float acc, int64_t kk,
+                                                               int64_t yidx)
+{
+    float v = p->alpha * acc;
+    if (p->has_scale) v *= p->scale[kk];
+    if (p->has_bias) v += p->bias[kk];
+    if (p->has_residual) v += p->beta * igemm_load_out(p->residual, yidx, p->out_dtype);
+    return v;
+}
+
 /* The whole epilogue for one output element: acc is the fp32 conv sum for output channel
  * kk (global, 0..K-1) of output pixel m; yidx = m * K + kk. Returns the value before the
  * final rounding to y's dtype. */
 static __device__ __forceinline__ float igemm_epilogue_value(const igemm_conv_params_t *p,
                                                              float acc, int64_t kk, int64_t yidx)
 {
-    float v = p->alpha * acc;
-    if (p->has_scale) v *= p->scale[kk];
-    if (p->has_bias) v += p->bias[kk];
-    if (p->has_residual) v += p->beta * igemm_load_out(p->residual, yidx, p->out_dtype);
-    return igemm_act_dev(p->act, v, p->act_param);
+    return igemm_act_dev(p->act, igemm_epilogue_pre_act(p, acc, kk, yidx), p->act_param);
 }
 
 #endif /* IGEMM_EPILOGUE_CUH */
