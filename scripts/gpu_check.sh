@@ -465,8 +465,9 @@ stage_gemm() {
 stage_gemmsweep() {
   stamp gemmsweep
   # issue 27: ours under each hint text of GS_CFGS ('|'-separated, "default" = the planner's plan) on
-  # the GEMM shapes of GS_SHAPES (regex of names), against cuBLASLt in the same process, twice
-  grep -E "^(${GS_SHAPES:-llm_decode_b64|llm_decode_b256|cnn_fc|wide_k})," bench/gemm_shapes.csv > /tmp/gs.csv
+  # the GEMM shapes of GS_SHAPES (regex of names) in GS_FILE (default bench/gemm_shapes.csv), against
+  # cuBLASLt in the same process, twice
+  grep -E "^(${GS_SHAPES:-llm_decode_b64|llm_decode_b256|cnn_fc|wide_k})," "${GS_FILE:-bench/gemm_shapes.csv}" > /tmp/gs.csv
   IFS='|' read -r -a cfgs <<< "${GS_CFGS:-default}"
   for rep in 1 2; do
     for cfg in "${cfgs[@]}"; do

@@ -13,8 +13,12 @@
  *                     then the pixels-as-N epilogue of its 64 channels (ldmatrix/stmatrix .trans
  *                     between the channel-major accumulators and a [pixel][channel] staging box,
  *                     TMA store of TP x 64).
+ *                     Split-K instances (TP 32, 64, 128; no TMA stores, plain epilogue): each unit
+ *                     a k-range of a tile, its raw fp32 sums into the workspace
+ *                     (sm90_pixn_store_partial), summed with the epilogue by the reduce kernel:
+ *                     few-row GEMMs and 1x1s (decode, classifiers) spread over the SMs.
  * SHARED MEMORY: S stages of TP x 128 B (A) + 16 KB (B), 2 x ES staging boxes of TP x 128 B (ES = 1
- *   on one-wave plans), the barriers (core/ring.cuh). TMA stores only.
+ *   on one-wave plans; none with split-K), the barriers (core/ring.cuh).
  * PTX: as conv_cooperative.cuh, plus ldmatrix/stmatrix .trans.
  */
 #ifndef IGEMM_SM90_CONV_PIXELS_N_CUH
@@ -31,8 +35,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                              const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
                              const __grid_constant__ igemm_sm90_args_t a)
 {
-    static_assert(BN == 128 && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES && HROWS == 1 && TMA_EPI,
-                  "pixels-as-N tiles: TP (a multiple of 16) pixels x 128 channels, 64 per consumer, TMA stores");
+    static_assert(BN == 128 && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES && HROWS == 1 &&
+                      (TMA_EPI || EPI == 0),
+                  "pixels-as-N tiles: TP (a multiple of 16) pixels x 128 channels, 64 per consumer, TMA stores "
+                  "(or, split-K, raw partial sums)");
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = (uint32_t)TP * SM90_BK * 2;
     constexpr uint32_t EBOX = (uint32_t)TP * 128u;
@@ -84,8 +90,15 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         const uint32_t rphase = ring.phase;
         if (nres > 0) sm90_ring_skip(ring, nres, S);
         sm90_mainloop_drain<WM, TP>(acc, c, prev, C.lane);
-        sm90_epilogue_pixn<DT, TP, GENERAL, ACT_ANY, A_STAGE, EBOX>(a, &tmap_y, acc, C, E, c, S, ES, m0, n0, C.cw, false,
-                                                                    nres, rstage, rphase, pas0, pas1, pbi0, pbi1);
+        if constexpr (TMA_EPI) {
+            sm90_epilogue_pixn<DT, TP, GENERAL, ACT_ANY, A_STAGE, EBOX>(a, &tmap_y, acc, C, E, c, S, ES, m0, n0, C.cw,
+                                                                        false, nres, rstage, rphase, pas0, pas1, pbi0,
+                                                                        pbi1);
+        } else { /* split-K (the instances without TMA stores): raw partial sums, the reduce kernel finishes */
+            const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
+            sm90_pixn_store_partial<TP>(a, acc[0], m0, (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), C.lane,
+                                        split);
+        }
     }
     if (TMA_EPI && C.tid == 0) ptx_cp_async_bulk_wait_group_read<0>();
 }

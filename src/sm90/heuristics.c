@@ -19,7 +19,8 @@
  * The constants were fitted to a sweep of the five 2-consumer tiles over the 31 layers of
  * bench/shapes.csv (H200, docs/decisions.md "cost-model"): the picks are within 4% of each
  * layer's best tile. Rules after the search replace the pick where measurements said so: wide
- * tiles, ping-pong, pixels as N, pixels as N in ping-pong, halo rows, split in cluster, the
+ * tiles, ping-pong, pixels as N, pixels as N in ping-pong, halo rows, split in cluster, pixels as
+ * N with split-K (few-row problems), the
  * resident filter, the ring cap of short fused 1x1 layers, programmatic dependent launch.
  *
  * Hints (igemm_plan_hints_t, experimental) restrict the choice: kernel names the kernel; tile_m,
@@ -312,7 +313,7 @@ static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
     const igemm_plan_hints_t *h = c->h;
     const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N;
     if (!c->pp_ok || (!forced && (h->kernel || c->tile_forced))) return 0;
-    if (forced && h->tile_n && h->tile_n != 128) return 0;
+    if (forced && ((h->tile_n && h->tile_n != 128) || h->split_k > 1)) return 0; /* split: rule_pixels_n_split */
     int taken = 0;
     for (int ti = 0; ti < 3; ti++) {
         const int tp = tps[ti];
@@ -333,6 +334,50 @@ static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
         taken = 1;
     }
     return taken;
+}
+
+/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32, 64 or 128 pixels x 128 channels,
+ * each unit a k-range of a tile, raw fp32 partial sums that the reduce kernel sums and finishes)
+ * for problems of at most 128 output rows (few-row GEMMs: decode, classifiers; batch-1 late
+ * layers): the row tiles of 128+ rows leave half or more of their MMA idle there and a few CTAs
+ * pull all of the filter. TP: the smallest of 32, 64, 128 that covers M; the split: as many as
+ * fill the SMs with 4+ k-blocks each (at most SM90_MAX_SPLITS). Modelled per k-block as the larger
+ * of the MMA time (eff 0.5 / 0.7 / 0.85 for TP 32 / 64 / 128) and the stage's bytes at 87 GB/s per
+ * SM (measured: pixels_n TP 80, decode_b64), the whole at least the operands' bytes at 3 TB/s,
+ * plus the split's cost of the row-tile model. kernel=pixels_n with split_k >= 2 forces it
+ * (tile_m picks TP). Returns 1 if taken. */
+static int rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
+{
+    static const int tps[3] = {32, 64, 128};
+    static const double tp_eff[3] = {0.5, 0.7, 0.85};
+    const igemm_plan_hints_t *h = c->h;
+    const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N && h->split_k > 1;
+    if (!forced && (h->kernel || c->tile_forced || c->M > 128 || c->k_iters < 8)) return 0;
+    if (forced && h->tile_n && h->tile_n != 128) return 0;
+    int ti = -1;
+    for (int i = 0; i < 3 && ti < 0; i++)
+        if (forced && h->tile_m ? tps[i] == h->tile_m : tps[i] >= (c->M < 128 ? c->M : 128)) ti = i;
+    if (ti < 0) return 0;
+    const int tp = tps[ti];
+    const int64_t tiles = ((c->M + tp - 1) / tp) * ((c->N + 127) / 128);
+    int split = forced ? h->split_k : (int)(c->sms / tiles);
+    if (!forced) {
+        if (split > SM90_MAX_SPLITS) split = SM90_MAX_SPLITS;
+        while (split > 1 && c->k_iters / split < 4) split--;
+    }
+    if (split < 2 || split > c->k_iters || (double)split * (double)c->M * (double)c->N * 4.0 > (double)SM90_MAX_WORKSPACE)
+        return 0;
+    const int stages = stages_fit(tp, 128, 2, 0, 1, 0, c->smem);
+    if (stages < 2) return 0;
+    const double t_mma = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * tp_eff[ti]);
+    const double t_ld = (double)(tp + 128) * SM90_BK * 2.0 / 8.7e4;
+    const double in_bytes = 2.0 * (double)SM90_BK * (double)c->k_iters * (double)(c->M + c->N);
+    double t = (double)((c->k_iters + split - 1) / split) * (t_mma > t_ld ? t_mma : t_ld);
+    if (t < in_bytes / 3.0e6) t = in_bytes / 3.0e6;
+    t += 0.2 + 4.0 + ((double)split * 8.0 + c->out_size) * (double)c->M * (double)c->N / 3.0e6;
+    *best = mkpick(1, 128, 2, split, stages, 0, 0, tp);
+    *best_t = t;
+    return 1;
 }
 
 /* Pixels as N in ping-pong plans of 64 channels (N <= 64): a tile of 128 pixels x 64 channels per
@@ -488,7 +533,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     rule_wide(&c, &best);
     rule_pingpong(&c, &best);
     const int tp_taken = rule_pixels_n(&c, &best, &best_t);
-    if (!tp_taken && kern == IGEMM_KERNEL_PIXELS_N)
+    if (!tp_taken && kern == IGEMM_KERNEL_PIXELS_N && h->split_k <= 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = pixels_n: no pixels-as-N tile (80, 96, 208 x 128) fits this problem");
     const int pxpp = rule_pixels_n_pingpong(&c, &best);
@@ -500,7 +545,14 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = halo_rows: takes 3x3 stride-1 undilated convs of c = 64, k <= 64 and "
                                "output rows of a multiple of 56 pixels (with the hinted tile, rows and consumers)");
-    const int skc = rule_split_cluster(&c, &best, &best_t);
+    const int skc0 = rule_split_cluster(&c, &best, &best_t);
+    const int psk = !halo && rule_pixels_n_split(&c, &best, &best_t);
+    if (!psk && kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32, 64, 128 x 128; "
+                               "tile_m picks one) need split_k <= the k-blocks (%d) and a workspace within %d MiB",
+                               h->split_k, c.k_iters, (int)(SM90_MAX_WORKSPACE >> 20));
+    const int skc = skc0 && !psk;
     if (!skc && kern == IGEMM_KERNEL_SPLIT_CLUSTER)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = split_cluster: needs 2+ k-blocks, k > 64, at most SMs/2 tiles of 128x128 "
