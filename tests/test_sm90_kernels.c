@@ -4,7 +4,7 @@
  * cooperative tiles (128x64, 128x128, 128x256, 256x64, 256x128, 192x128 with three consumers) with
  * M and N tails, channel tails, f32 y and k % 8 != 0 (direct stores) and split-K; split in cluster;
  * ping-pong with and without the resident filter on small grids; pixels as wgmma N (TP 80 forced,
- * 96 and 208 where the planner picks them), with split-K (TP 32, 64, 128) and in ping-pong. Every forced plan's
+ * 96 and 208 where the planner picks them), with split-K (TP 32, 64) and in ping-pong. Every forced plan's
  * description must name what was forced, and where two plans of one problem differ only in how the
  * work is scheduled (ring depth, resident filter, launch attributes) their outputs must agree bit
  * for bit. The halo-row, stem-row and fold kernels are in test_sm90_rows.c.
@@ -242,7 +242,7 @@ static int pixels_n_split_one(problem_t *pb, int ci, int ek, const void *ctx)
     return sm90_run_hinted(pb, hints, want, tag);
 }
 
-/* Pixels as N with split-K (the pixels_n_sk instances: TP 32, 64, 128; raw fp32 partial sums,
+/* Pixels as N with split-K (the pixels_n_sk instances: TP 32, 64; raw fp32 partial sums,
  * the reduce kernel applies the epilogue): few-row 1x1s as GEMMs (M = 64 of a decode step, M =
  * 32 of a classifier, N tails), 3x3 layers of batch 1 (pixel tails, a partial channel block,
  * stride 2), splits that do not divide the k-blocks, f32 and f16 y; and the planner's own pick
@@ -254,7 +254,7 @@ TEST(gpu_sm90_pixels_n_split)
     const pxsk_case_t cases[] = {
         {conv_shape(1, 1, 64, 1024, 512, 1, 1, 1, 0, 1, 1, BF, BF), 64, 4},    /* decode-like */
         {conv_shape(1, 1, 32, 512, 200, 1, 1, 1, 0, 1, 1, F16, F16), 32, 3},   /* classifier, N tail */
-        {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 128, 2},   /* 100 pixels, f32 y */
+        {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 64, 2},    /* 100 pixels: 2 tiles, f32 y */
         {conv_shape(2, 7, 7, 40, 96, 3, 3, 1, 1, 1, 1, F16, F16), 64, 5},      /* c 40, 2 tiles, 9 k-blocks */
         {conv_shape(1, 13, 13, 128, 256, 3, 3, 2, 1, 1, 1, BF, BF), 64, 3},    /* stride 2: 49 pixels */
         {conv_shape(1, 1, 48, 2048, 1024, 1, 1, 1, 0, 1, 1, BF, BF), 64, 0},   /* the planner's pick */

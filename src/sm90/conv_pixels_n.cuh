@@ -13,7 +13,7 @@
  *                     then the pixels-as-N epilogue of its 64 channels (ldmatrix/stmatrix .trans
  *                     between the channel-major accumulators and a [pixel][channel] staging box,
  *                     TMA store of TP x 64).
- *                     Split-K instances (TP 32, 64, 128; no TMA stores, plain epilogue): each unit
+ *                     Split-K instances (TP 32, 64; no TMA stores, plain epilogue): each unit
  *                     a k-range of a tile, its raw fp32 sums into the workspace
  *                     (sm90_pixn_store_partial), summed with the epilogue by the reduce kernel:
  *                     few-row GEMMs and 1x1s (decode, classifiers) spread over the SMs.

@@ -336,46 +336,42 @@ static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
     return taken;
 }
 
-/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32, 64 or 128 pixels x 128 channels,
- * each unit a k-range of a tile, raw fp32 partial sums that the reduce kernel sums and finishes)
- * for problems of at most 128 output rows (few-row GEMMs: decode, classifiers; batch-1 late
- * layers): the row tiles of 128+ rows leave half or more of their MMA idle there and a few CTAs
- * pull all of the filter. TP: the smallest of 32, 64, 128 that covers M; the split: as many as
- * fill the SMs with 4+ k-blocks each (at most SM90_MAX_SPLITS). Modelled per k-block as the larger
- * of the MMA time (eff 0.5 / 0.7 / 0.85 for TP 32 / 64 / 128) and the stage's bytes at 87 GB/s per
- * SM (measured: pixels_n TP 80, decode_b64), the whole at least the operands' bytes at 3 TB/s,
- * plus the split's cost of the row-tile model. kernel=pixels_n with split_k >= 2 forces it
- * (tile_m picks TP). Returns 1 if taken. */
+/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32 or 64 pixels x 128 channels, each
+ * unit a k-range of a tile, raw fp32 partial sums that the reduce kernel sums and finishes) for
+ * problems of at most 128 output rows and 32+ k-blocks (few-row GEMMs: decode steps, classifiers;
+ * batch-1 late layers): the row tiles of 128+ rows leave half or more of their MMA idle there and
+ * few CTAs pull the whole filter. TP 32 for M <= 32, else 64 (TP 128 measured slower than two
+ * rows of 64 on every shape: deleted). The split: as many as keep the units within half the SMs
+ * and 8+ k-blocks per unit — more splits measured slower on every shape of the sweep (decode
+ * M = 32 / 64 / 128, K = 4096 / 14336, the 32- and 128-row classifiers; docs/decisions.md
+ * "pixn-split"); without a split of 2+ the rule does not apply. Estimated per k-block as the larger
+ * of the MMA time (eff 0.5 / 0.7 for TP 32 / 64) and the stage's bytes at 87 GB/s per SM, at least
+ * the operands' bytes at 3 TB/s, plus the row-tile model's split cost (the estimate is only
+ * reported). kernel=pixels_n with split_k >= 2 forces it (tile_m picks TP). Returns 1 if taken. */
 static int rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
 {
-    static const int tps[3] = {32, 64, 128};
-    static const double tp_eff[3] = {0.5, 0.7, 0.85};
     const igemm_plan_hints_t *h = c->h;
     const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N && h->split_k > 1;
-    if (!forced && (h->kernel || c->tile_forced || c->M > 128 || c->k_iters < 8)) return 0;
-    if (forced && h->tile_n && h->tile_n != 128) return 0;
-    int ti = -1;
-    for (int i = 0; i < 3 && ti < 0; i++)
-        if (forced && h->tile_m ? tps[i] == h->tile_m : tps[i] >= (c->M < 128 ? c->M : 128)) ti = i;
-    if (ti < 0) return 0;
-    const int tp = tps[ti];
+    if (!forced && (h->kernel || c->tile_forced || c->M > 128 || c->k_iters < 32)) return 0;
+    if (forced && ((h->tile_n && h->tile_n != 128) || (h->tile_m && h->tile_m != 32 && h->tile_m != 64))) return 0;
+    const int tp = forced && h->tile_m ? h->tile_m : c->M <= 32 ? 32 : 64;
     const int64_t tiles = ((c->M + tp - 1) / tp) * ((c->N + 127) / 128);
-    int split = forced ? h->split_k : (int)(c->sms / tiles);
+    int64_t split = forced ? h->split_k : (c->sms / 2) / tiles;
     if (!forced) {
+        if (split > c->k_iters / 8) split = c->k_iters / 8;
         if (split > SM90_MAX_SPLITS) split = SM90_MAX_SPLITS;
-        while (split > 1 && c->k_iters / split < 4) split--;
     }
     if (split < 2 || split > c->k_iters || (double)split * (double)c->M * (double)c->N * 4.0 > (double)SM90_MAX_WORKSPACE)
         return 0;
     const int stages = stages_fit(tp, 128, 2, 0, 1, 0, c->smem);
     if (stages < 2) return 0;
-    const double t_mma = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * tp_eff[ti]);
+    const double t_mma = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * (tp == 32 ? 0.5 : 0.7));
     const double t_ld = (double)(tp + 128) * SM90_BK * 2.0 / 8.7e4;
     const double in_bytes = 2.0 * (double)SM90_BK * (double)c->k_iters * (double)(c->M + c->N);
     double t = (double)((c->k_iters + split - 1) / split) * (t_mma > t_ld ? t_mma : t_ld);
     if (t < in_bytes / 3.0e6) t = in_bytes / 3.0e6;
     t += 0.2 + 4.0 + ((double)split * 8.0 + c->out_size) * (double)c->M * (double)c->N / 3.0e6;
-    *best = mkpick(1, 128, 2, split, stages, 0, 0, tp);
+    *best = mkpick(1, 128, 2, (int)split, stages, 0, 0, tp);
     *best_t = t;
     return 1;
 }
@@ -512,7 +508,8 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     c.pp_ok = sm90_tma_store_ok(p, 1);
     const int64_t M = c.M, N = c.N;
     const int kern = h->kernel;
-    if (kern != IGEMM_KERNEL_AUTO && kern != IGEMM_KERNEL_COOPERATIVE && !c.pp_ok)
+    const int pixn_split = kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1; /* direct stores of partials */
+    if (kern != IGEMM_KERNEL_AUTO && kern != IGEMM_KERNEL_COOPERATIVE && !pixn_split && !c.pp_ok)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = %s needs TMA stores of y (y of the input's dtype, k %% 8 == 0, no split)",
                                kernel_name(kern));
@@ -549,7 +546,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     const int psk = !halo && rule_pixels_n_split(&c, &best, &best_t);
     if (!psk && kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
-                               "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32, 64, 128 x 128; "
+                               "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32 or 64 x 128; "
                                "tile_m picks one) need split_k <= the k-blocks (%d) and a workspace within %d MiB",
                                h->split_k, c.k_iters, (int)(SM90_MAX_WORKSPACE >> 20));
     const int skc = skc0 && !psk;
