@@ -21,6 +21,7 @@
 #ifdef IGEMM_HAVE_CUDA
 static const igemm_family_t *const k_families[] = {
     &igemm_family_skinny,
+    &igemm_family_depthwise,
     &igemm_family_sm90,
     &igemm_family_sm90_stem,
     &igemm_family_sm90_fold,

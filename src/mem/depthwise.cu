@@ -1,0 +1,362 @@
+/*
+ * depthwise.cu — the depthwise family (mem_depthwise, IGEMM_PATH_MEMORY): convs of groups = c = k
+ * (one R x S filter per channel: MobileNet, EfficientNet, ConvNeXt, ...). They do R*S multiply-adds
+ * per output element and read each input element about once: bound by memory (and, for 7x7, by
+ * the fp32 FMA rate), never by tensor cores; an implicit GEMM over groups of one channel wastes
+ * all but 1/64 of every MMA (the general path ran them at 1-3% of their bytes floor).
+ *
+ * Algorithm (dw_kernel<T, S_T, SW>): a CTA of CBV x TY threads owns CB = 8 * CBV consecutive
+ * channels and loops over output strips (image, output row, DW_OWT consecutive output columns);
+ * thread (cv, ty) computes channels c0 + 8cv .. +7 of its strips. The CTA's filters are staged once
+ * in shared memory as fp32 [tap][channel] (the KRSC filter is [channel][tap]: strided, read once).
+ * Per filter row r of a strip: the row's S_T taps of the thread's 8 channels into registers (2
+ * float4 shared loads per tap), then the input columns of the strip's window left to right, each a
+ * 16-byte load of 8 channels (NHWC: consecutive threads read consecutive 16 bytes of a pixel),
+ * converted to fp32 and multiplied into every output of the strip that covers it (the window is
+ * (DW_OWT - 1) * SW + S_T columns: each input column loaded once per strip and row instead of once
+ * per tap). Columns and rows outside the input read zero (skipped). fp32 accumulation; the fused
+ * epilogue per element (alpha * scale + bias + beta * residual, the activation: ReLU inline, the
+ * others out of line), 16-byte residual loads and y stores.
+ * S_T = 3, 5, 7 with SW = 1, 2 and dil_w = 1 are compiled; every other depthwise conv (any R x S,
+ * strides, dilations) runs the generic instance (S_T = 0: taps and strides at run time, one
+ * 16-byte load per tap and output). Layouts: x N x H x W x C, w C x R x S (KRSC with C/g = 1),
+ * y and the residual N x P x Q x C; C % 8 == 0 and 16-byte aligned x, y, residual (the planner's
+ * fallback takes the rest). PTX: griddepcontrol on sm_90 (programmatic dependent launch).
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/epilogue.cuh"
+#include "../common/launch.h"
+#include "../error.h"
+#include "../internal.h"
+#include "../ptx/griddepcontrol.cuh"
+
+#define DW_OWT 4          /* output columns per strip (and thread) */
+#define DW_MAX_THREADS 256
+#define DW_MAX_CBV 32     /* channel vectors per CTA: at most 256 channels */
+
+typedef struct dw_args {
+    igemm_conv_params_t p;
+    int64_t qs, strips; /* strips per output row (ceil(q / DW_OWT)), strips in all (n * p * qs) */
+    int cbv;            /* 8-channel vectors per CTA (blockDim.x) */
+} dw_args_t;
+
+/* the family's configuration (igemm_family_priv) */
+typedef struct dw_cfg {
+    int cbv, ty, s_t, sw, pdl;
+    unsigned grid_x, grid_y;
+    size_t smem;
+} dw_cfg_t;
+
+/* per-plan state: the kernel's shared-memory attribute set (the plan's one instance) */
+typedef struct dw_state {
+    int smem_attr_done;
+} dw_state_t;
+
+static __device__ __forceinline__ float2 dw_f2(__half2 v) { return __half22float2(v); }
+static __device__ __forceinline__ float2 dw_f2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
+static __device__ __forceinline__ float dw_f1(__half v) { return __half2float(v); }
+static __device__ __forceinline__ float dw_f1(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+/* Eight 16-bit elements at p (16-byte aligned) as fp32. */
+template <typename T2>
+static __device__ __forceinline__ void dw_load8(const void *p, float f[8])
+{
+    const uint4 u = __ldg((const uint4 *)p);
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float2 t = dw_f2(*(const T2 *)&w[i]);
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+}
+
+/* acc[0..7] += w[0..7] * x[0..7] */
+static __device__ __forceinline__ void dw_fma8(float acc[8], const float w[8], const float x[8])
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++) acc[i] = fmaf(w[i], x[i], acc[i]);
+}
+
+/* The epilogue of 8 channels ch.. of output element index yidx (NHWC), stored to y. */
+static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p, const float acc[8], int64_t ch,
+                                                    int64_t yidx)
+{
+    float v[8], res[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    if (p.has_residual) {
+        if (p.out_dtype == IGEMM_DTYPE_F32) {
+            const float4 r0 = __ldg((const float4 *)((const float *)p.residual + yidx));
+            const float4 r1 = __ldg((const float4 *)((const float *)p.residual + yidx) + 1);
+            res[0] = r0.x, res[1] = r0.y, res[2] = r0.z, res[3] = r0.w, res[4] = r1.x, res[5] = r1.y, res[6] = r1.z,
+            res[7] = r1.w;
+        } else if (p.out_dtype == IGEMM_DTYPE_F16) {
+            dw_load8<__half2>((const __half *)p.residual + yidx, res);
+        } else {
+            dw_load8<__nv_bfloat162>((const __nv_bfloat16 *)p.residual + yidx, res);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        float t = p.alpha * acc[i];
+        if (p.has_scale) t *= __ldg(p.scale + ch + i);
+        if (p.has_bias) t += __ldg(p.bias + ch + i);
+        if (p.has_residual) t += p.beta * res[i];
+        v[i] = t;
+    }
+    if (p.act == IGEMM_ACT_RELU) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = fmaxf(v[i], 0.0f);
+    } else if (p.act != IGEMM_ACT_NONE) {
+#pragma unroll 1
+        for (int i = 0; i < 8; i++) v[i] = igemm_act_dev_noinline(p.act, v[i], p.act_param);
+    }
+    if (p.out_dtype == IGEMM_DTYPE_F32) {
+        float4 *d = (float4 *)((float *)p.y + yidx);
+        d[0] = make_float4(v[0], v[1], v[2], v[3]);
+        d[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+        uint32_t w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            if (p.out_dtype == IGEMM_DTYPE_F16) {
+                const __half2 h = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+                w[i] = *(const uint32_t *)&h;
+            } else {
+                const __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+                w[i] = *(const uint32_t *)&h;
+            }
+        }
+        *(uint4 *)((uint16_t *)p.y + yidx) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+template <typename T, typename T2, int S_T, int SW>
+__global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_constant__ dw_args_t a)
+{
+    extern __shared__ float4 dw_smem4[];
+    float *wsm = (float *)dw_smem4; /* [tap][CB] */
+    const igemm_conv_params_t &p = a.p;
+    const int CB = a.cbv * 8, taps = (int)(p.r * p.s);
+    const int64_t c0 = (int64_t)blockIdx.y * CB;
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x), nthr = (int)(blockDim.x * blockDim.y);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_wait(); /* launched with programmatic stream serialisation: data after this */
+#endif
+    const T *w = (const T *)p.filter;
+    for (int i = tid; i < taps * CB; i += nthr) {
+        const int tap = i / CB;
+        const int64_t ch = c0 + (i - tap * CB);
+        wsm[i] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
+    }
+    __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_launch_dependents();
+#endif
+    const int64_t ch = c0 + 8 * (int64_t)threadIdx.x;
+    if (ch >= p.c) return;
+    const T *x = (const T *)p.x;
+    const int S = S_T > 0 ? S_T : (int)p.s;
+    for (int64_t st = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; st < a.strips;
+         st += (int64_t)gridDim.x * blockDim.y) {
+        const int64_t qi = st % a.qs, row = st / a.qs;
+        const int64_t oh = row % p.p, n = row / p.p;
+        const int64_t ow0 = qi * DW_OWT;
+        float acc[DW_OWT][8];
+#pragma unroll
+        for (int o = 0; o < DW_OWT; o++)
+#pragma unroll
+            for (int i = 0; i < 8; i++) acc[o][i] = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const int64_t ih = oh * p.stride_h - p.pad_top + r * p.dil_h;
+            if (ih < 0 || ih >= p.h) continue;
+            const T *xrow = x + (n * p.h + ih) * p.w * p.c + ch;
+            const float *wr = wsm + (size_t)r * S * CB + 8 * threadIdx.x;
+            if constexpr (S_T > 0) {
+                float wreg[S_T][8];
+#pragma unroll
+                for (int s = 0; s < S_T; s++) {
+                    const float4 w0 = *(const float4 *)(wr + s * CB), w1 = *(const float4 *)(wr + s * CB + 4);
+                    wreg[s][0] = w0.x, wreg[s][1] = w0.y, wreg[s][2] = w0.z, wreg[s][3] = w0.w;
+                    wreg[s][4] = w1.x, wreg[s][5] = w1.y, wreg[s][6] = w1.z, wreg[s][7] = w1.w;
+                }
+                constexpr int NCOL = (DW_OWT - 1) * SW + S_T;
+                const int64_t iw0 = ow0 * SW - p.pad_left;
+#pragma unroll
+                for (int j = 0; j < NCOL; j++) {
+                    const int64_t iw = iw0 + j;
+                    if (iw < 0 || iw >= p.w) continue;
+                    float xv[8];
+                    dw_load8<T2>(xrow + iw * p.c, xv);
+#pragma unroll
+                    for (int o = 0; o < DW_OWT; o++) {
+                        const int s = j - o * SW;
+                        if (s >= 0 && s < S_T) dw_fma8(acc[o], wreg[s], xv);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int o = 0; o < DW_OWT; o++) {
+                    const int64_t iwo = (ow0 + o) * p.stride_w - p.pad_left;
+                    for (int s = 0; s < S; s++) {
+                        const int64_t iw = iwo + s * p.dil_w;
+                        if (iw < 0 || iw >= p.w) continue;
+                        float xv[8], wv[8];
+                        dw_load8<T2>(xrow + iw * p.c, xv);
+                        const float4 w0 = *(const float4 *)(wr + s * CB), w1 = *(const float4 *)(wr + s * CB + 4);
+                        wv[0] = w0.x, wv[1] = w0.y, wv[2] = w0.z, wv[3] = w0.w;
+                        wv[4] = w1.x, wv[5] = w1.y, wv[6] = w1.z, wv[7] = w1.w;
+                        dw_fma8(acc[o], wv, xv);
+                    }
+                }
+            }
+        }
+        const int64_t ybase = ((n * p.p + oh) * p.q) * p.c + ch;
+#pragma unroll
+        for (int o = 0; o < DW_OWT; o++)
+            if (ow0 + o < p.q) dw_epilogue8(p, acc[o], ch, ybase + (ow0 + o) * p.c);
+    }
+}
+
+/* ---- host side ---------------------------------------------------------------------------- */
+
+static int dw_fast_s(const igemm_conv_params_t *p)
+{
+    const int s_ok = p->s == 3 || p->s == 5 || p->s == 7;
+    return s_ok && (p->stride_w == 1 || p->stride_w == 2) && p->dil_w == 1 ? (int)p->s : 0;
+}
+
+/* channel vectors per CTA: all channels up to 256, fewer where the filters would not fit smem */
+static int dw_cbv(const igemm_conv_params_t *p, int smem_optin)
+{
+    int cbv = (int)(p->c / 8 < DW_MAX_CBV ? p->c / 8 : DW_MAX_CBV);
+    while (cbv > 1 && (size_t)p->r * p->s * cbv * 8 * sizeof(float) > (size_t)smem_optin) cbv /= 2;
+    return cbv;
+}
+
+static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                       char *why, size_t why_len)
+{
+#define DW_WHY(...)                                                                                     \
+    do {                                                                                                \
+        if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                        \
+    } while (0)
+    if (h->kernel || h->tile_m || h->tile_n || h->consumers || h->split_k || h->stages || h->staging_boxes ||
+        h->filter_resident || h->rows_per_tile || h->fold_rows || h->stem_prepass) {
+        DW_WHY("plan hints name sm90 settings");
+        return 0;
+    }
+    if (p->groups == 1 || p->groups != p->c || p->k != p->c) {
+        DW_WHY("groups = %lld, c = %lld, k = %lld: takes depthwise convs (groups = c = k)", (long long)p->groups,
+               (long long)p->c, (long long)p->k);
+        return 0;
+    }
+    if (p->c % 8 != 0) {
+        DW_WHY("c = %lld: needs c %% 8 == 0 (16-byte channel vectors)", (long long)p->c);
+        return 0;
+    }
+    if ((size_t)p->r * p->s * 8 * sizeof(float) > (size_t)dev->smem_optin_per_block) {
+        DW_WHY("filter %lldx%lld: its taps of 8 channels do not fit %d B of shared memory", (long long)p->r,
+               (long long)p->s, dev->smem_optin_per_block);
+        return 0;
+    }
+    return 1;
+#undef DW_WHY
+}
+
+static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                   const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
+{
+    dw_cfg_t *c = igemm_family_priv(cfg, dw_cfg_t);
+    c->cbv = dw_cbv(p, dev->smem_optin_per_block);
+    c->ty = DW_MAX_THREADS / c->cbv;
+    c->s_t = dw_fast_s(p);
+    c->sw = c->s_t ? (int)p->stride_w : 0;
+    c->smem = (size_t)p->r * p->s * c->cbv * 8 * sizeof(float);
+    const int64_t qs = (p->q + DW_OWT - 1) / DW_OWT, strips = p->n * p->p * qs;
+    const int64_t gy = (p->c + 8 * c->cbv - 1) / (8 * c->cbv);
+    /* about 8 CTAs per SM in all (each loops over its strips: the filters staged once per CTA) */
+    int64_t gx = (strips + c->ty - 1) / c->ty, cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * 8 / gy;
+    if (cap < 1) cap = 1;
+    if (gx > cap) gx = cap;
+    if (gy > 65535)
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED, "depthwise: c = %lld needs %lld channel blocks (> 65535)",
+                               (long long)p->c, (long long)gy);
+    c->grid_x = (unsigned)gx;
+    c->grid_y = (unsigned)gy;
+    c->pdl = h->pdl >= 0 && dev->cc_major >= 9 && dev->driver_version >= 12030;
+    cfg->workspace_bytes = 0;
+    snprintf(cfg->desc, sizeof cfg->desc,
+             "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): %s; CTA of %d channels x %d strips of %d "
+             "output columns, filters in shared memory (%zu B, fp32), 16-byte channel-vector loads, fp32 FMA, fused "
+             "epilogue; grid %ux%u%s",
+             (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
+             (long long)p->dil_w,
+             c->s_t ? "each input column loaded once per strip and filter row (the window in registers)"
+                    : "generic taps (one load per tap and output)",
+             8 * c->cbv, c->ty, DW_OWT, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
+    return IGEMM_STATUS_SUCCESS;
+}
+
+template <typename T, typename T2, int S_T, int SW>
+static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW>;
+    if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
+        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)c->smem);
+        if (e != cudaSuccess) return e;
+        ds->smem_attr_done = 1;
+    }
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr;
+    igemm_launch_config_1d(&lc, &attr, c->grid_x, 1, c->smem, st, c->pdl);
+    lc.gridDim = dim3(c->grid_x, c->grid_y, 1);
+    lc.blockDim = dim3((unsigned)c->cbv, (unsigned)c->ty, 1);
+    return cudaLaunchKernelEx(&lc, kern, *a);
+}
+
+template <typename T, typename T2>
+static cudaError_t dw_dispatch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    switch (c->s_t * 10 + c->sw) {
+    case 31: return dw_launch<T, T2, 3, 1>(a, c, ds, st);
+    case 32: return dw_launch<T, T2, 3, 2>(a, c, ds, st);
+    case 51: return dw_launch<T, T2, 5, 1>(a, c, ds, st);
+    case 52: return dw_launch<T, T2, 5, 2>(a, c, ds, st);
+    case 71: return dw_launch<T, T2, 7, 1>(a, c, ds, st);
+    case 72: return dw_launch<T, T2, 7, 2>(a, c, ds, st);
+    default: return dw_launch<T, T2, 0, 0>(a, c, ds, st);
+    }
+}
+
+static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
+                             void *state, void *stream, const igemm_inner_t *inner)
+{
+    (void)workspace, (void)inner;
+    const dw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, dw_cfg_t);
+    dw_args_t a;
+    memset(&a, 0, sizeof a);
+    a.p = *p;
+    a.qs = (p->q + DW_OWT - 1) / DW_OWT;
+    a.strips = p->n * p->p * a.qs;
+    a.cbv = c->cbv;
+    dw_state_t *ds = (dw_state_t *)state;
+    const cudaStream_t st = (cudaStream_t)stream;
+    const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? dw_dispatch<__nv_bfloat16, __nv_bfloat162>(&a, c, ds, st)
+                                                         : dw_dispatch<__half, __half2>(&a, c, ds, st);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "depthwise launch (c = %lld, %lldx%lld): %s", (long long)p->c,
+                               (long long)p->r, (long long)p->s, cudaGetErrorString(e));
+    }
+    return IGEMM_STATUS_SUCCESS;
+}
+
+extern "C" const igemm_family_t igemm_family_depthwise = {
+    "mem_depthwise", IGEMM_PATH_MEMORY, 1, dw_supports, dw_configure, NULL, dw_run,
+};

@@ -1,0 +1,145 @@
+/*
+ * test_depthwise.c — the depthwise family (src/mem/depthwise.cu, IGEMM_PATH_MEMORY): convs of
+ * groups = c = k. On the GPU (gpu_problem.h says what every check checks: guards, poisoned y,
+ * unchanged inputs, tolerances): random depthwise convs forced onto the path — the compiled
+ * windows (3x3, 5x5, 7x7 at stride 1 and 2) and the generic instance (other filters, strides 3,
+ * dilations, 1xS and Rx1), paddings, output columns that are not a multiple of the strip, channel
+ * counts of 8..320 (several channel blocks, partial ones), every epilogue, fp16 and bf16 in,
+ * f16/bf16/f32 out; the planner's choice under AUTO (depthwise convs take it, a grouped conv with
+ * two channels per group and c % 8 != 0 do not, and say why); two runs agree bit for bit.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_problem.h"
+#include "igemm.h"
+#include "test.h"
+
+#ifndef IGEMM_HAVE_CUDA
+
+GPU_SKIP_TEST(gpu_depthwise_random)
+GPU_SKIP_TEST(gpu_depthwise_planner)
+
+#else /* IGEMM_HAVE_CUDA */
+
+#define F16 IGEMM_DTYPE_F16
+#define BF IGEMM_DTYPE_BF16
+#define F32 IGEMM_DTYPE_F32
+
+/* a random depthwise conv; it % 3 == 0: outside the compiled windows (the generic instance) */
+static igemm_conv2d_desc_t gen_dw(data_rng_t *g, int it)
+{
+    static const int fast_s[3] = {3, 5, 7};
+    const int generic = it % 3 == 0;
+    int64_t r, s, sh, sw, dh = 1, dw = 1;
+    if (generic) {
+        r = data_rng_int(g, 1, 9), s = data_rng_int(g, 1, 9);
+        sh = data_rng_int(g, 1, 3), sw = data_rng_int(g, 1, 3);
+        dh = data_rng_int(g, 1, 2), dw = data_rng_int(g, 1, 2);
+        if (s == 3 || s == 5 || s == 7) dw = 2; /* keep it off the compiled windows */
+    } else {
+        s = fast_s[data_rng_int(g, 0, 2)];
+        r = it % 4 == 1 ? data_rng_int(g, 1, 7) : s;
+        sh = data_rng_int(g, 1, 2), sw = data_rng_int(g, 1, 2);
+        dh = it % 5 == 2 ? 2 : 1;
+    }
+    const int64_t c = it % 11 == 0 ? 8 * data_rng_int(g, 33, 40) : 8 * data_rng_int(g, 1, 32);
+    const int64_t n = data_rng_int(g, 1, 3), h = data_rng_int(g, 1, 19), w = data_rng_int(g, 1, 23);
+    const igemm_dtype_t in = it % 2 ? F16 : BF;
+    const igemm_dtype_t out = it % 3 == 1 ? F32 : it % 3 == 2 ? in : (in == F16 ? BF : F16);
+    igemm_conv2d_desc_t d = conv_shape(n, h, w, c, c, r, s, 1, 0, 1, c, in, out);
+    d.stride_h = sh, d.stride_w = sw, d.dil_h = dh, d.dil_w = dw;
+    /* padding: none, "same", or asymmetric */
+    const int pm = (int)data_rng_int(g, 0, 2);
+    d.pad_top = pm == 0 ? 0 : (dh * (r - 1)) / 2;
+    d.pad_left = pm == 0 ? 0 : (dw * (s - 1)) / 2;
+    d.pad_bottom = pm == 2 ? d.pad_top + 1 : d.pad_top;
+    d.pad_right = pm == 2 ? 0 : d.pad_left;
+    /* an output of at least one pixel */
+    if (d.h + d.pad_top + d.pad_bottom < dh * (r - 1) + 1) d.h = dh * (r - 1) + 1;
+    if (d.w + d.pad_left + d.pad_right < dw * (s - 1) + 1) d.w = dw * (s - 1) + 1;
+    return d;
+}
+
+TEST(gpu_depthwise_random)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0xd3e1)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    int kinds = 0; /* 1: a compiled window ran, 2: the generic instance ran */
+    for (int it = 0; it < 150 && st.failed < 5; it++) {
+        const igemm_conv2d_desc_t d = gen_dw(&g, it);
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        const int fast = (d.s == 3 || d.s == 5 || d.s == 7) && d.stride_w <= 2 && d.dil_w == 1;
+        kinds |= fast ? 1 : 2;
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL,
+                               fast ? "the window in registers" : "generic taps", &g, &st, 0);
+        REQUIRE(rc >= 0);
+    }
+    fprintf(stdout, "  depthwise: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
+            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 150);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+    CHECK_EQ_INT(kinds, 3);
+}
+
+/* plan description of d under path (text), or the error */
+static igemm_status_t plan_of(const igemm_conv2d_desc_t *d, igemm_path_t path, char *out, size_t len)
+{
+    igemm_plan_options_t o = igemm_plan_options_default();
+    o.path = path;
+    igemm_plan_t *plan = NULL;
+    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
+    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
+    igemm_plan_destroy(plan);
+    return st;
+}
+
+TEST(gpu_depthwise_planner)
+{
+    SKIP_WITHOUT_GPU();
+    static char msg[4096];
+    /* MobileNetV2's 3x3 depthwise: the family, with the reason of the window */
+    igemm_conv2d_desc_t dw = conv_shape(2, 28, 28, 144, 144, 3, 3, 2, 1, 1, 144, BF, BF);
+    REQUIRE(plan_of(&dw, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_depthwise") && strstr(msg, "depthwise 3x3 (stride 2x2"), "%s", msg);
+    /* two channels per group, and c % 8 != 0: not this family (the reasons named) */
+    igemm_conv2d_desc_t g2 = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 32, BF, BF);
+    CHECK_EQ_INT(plan_of(&g2, IGEMM_PATH_MEMORY, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "groups = 32, c = 64") != NULL, "%s", msg);
+    igemm_conv2d_desc_t c12 = conv_shape(1, 8, 8, 12, 12, 3, 3, 1, 1, 1, 12, BF, BF);
+    CHECK_EQ_INT(plan_of(&c12, IGEMM_PATH_MEMORY, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "c = 12: needs c % 8 == 0") != NULL, "%s", msg);
+    REQUIRE(plan_of(&c12, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* another path takes it */
+    CHECK_MSG(strstr(msg, "kernel mem_depthwise") == NULL, "%s", msg);
+
+    /* two runs of one plan agree bit for bit (and match the reference); a 7x7 of 768 channels
+     * (three channel blocks, the filters beyond 48 KB of shared memory) with the fused epilogue */
+    data_rng_t g = {test_seed(0xd3e2)};
+    igemm_conv2d_desc_t d = conv_shape(2, 7, 9, 768, 768, 7, 7, 1, 3, 1, 768, F16, F32);
+    igemm_epilogue_t e = epilogue_kind(2);
+    problem_t pb;
+    if (problem_init(&pb, &d, &e, &g, 1) == 0) {
+        igemm_plan_t *plan = NULL;
+        REQUIRE(igemm_plan_create(&plan, &d, &e, NULL) == IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(strstr(igemm_plan_describe(plan), "kernel mem_depthwise") != NULL, "%s", igemm_plan_describe(plan));
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_EQ_INT(problem_check(&pb, "depthwise run 1", NULL), 0);
+        const size_t bytes = (size_t)pb.ye * pb.ysz;
+        void *first = malloc(bytes);
+        REQUIRE(first != NULL);
+        memcpy(first, pb.hout, bytes);
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "two runs of one depthwise plan differ");
+        free(first);
+        igemm_plan_destroy(plan);
+    }
+    problem_free(&pb);
+}
+
+#endif
