@@ -5,16 +5,18 @@
  * the fp32 FMA rate), never by tensor cores; an implicit GEMM over groups of one channel wastes
  * all but 1/64 of every MMA (the general path ran them at 1-3% of their bytes floor).
  *
- * Algorithm (dw_kernel<T, S_T, SW>): a CTA of CBV x TY threads owns CB = 8 * CBV consecutive
- * channels and loops over output strips (image, output row, DW_OWT consecutive output columns);
+ * Algorithm (dw_kernel<T, S_T, SW, OWT>): a CTA of CBV x TY threads owns CB = 8 * CBV consecutive
+ * channels and loops over output strips (image, output row, OWT consecutive output columns: 4, or
+ * 2 for 5x5 and 7x7, whose windows leave fewer registers);
  * thread (cv, ty) computes channels c0 + 8cv .. +7 of its strips. The CTA's filters are staged once
  * in shared memory as fp32 [tap][channel] (the KRSC filter is [channel][tap]: strided, read once).
- * Per filter row r of a strip: the row's S_T taps of the thread's 8 channels into registers (2
- * float4 shared loads per tap), then the input columns of the strip's window left to right, each a
- * 16-byte load of 8 channels (NHWC: consecutive threads read consecutive 16 bytes of a pixel),
- * converted to fp32 and multiplied into every output of the strip that covers it (the window is
- * (DW_OWT - 1) * SW + S_T columns: each input column loaded once per strip and row instead of once
- * per tap). Columns and rows outside the input read zero (skipped). fp32 accumulation; the fused
+ * Per filter row r of a strip: the strip's window of the row, (OWT - 1) * SW + S_T input
+ * columns, each a 16-byte load of 8 channels (NHWC: consecutive threads read consecutive 16 bytes
+ * of a pixel), all issued before any is used; each column multiplied into every output of the
+ * strip that covers it (each input column loaded once per strip and row instead of once per tap).
+ * 3x3 stride 1: the next row's window in flight during this row's FMAs, the row's taps in
+ * registers, each column unpacked once; the others (registers for the window): tap by tap, the
+ * tap's 8 weights from shared memory. Columns and rows outside the input read zero. fp32 accumulation; the fused
  * epilogue per element (alpha * scale + bias + beta * residual, the activation: ReLU inline, the
  * others out of line), 16-byte residual loads and y stores.
  * S_T = 3, 5, 7 with SW = 1, 2 and dil_w = 1 are compiled; every other depthwise conv (any R x S,
@@ -36,19 +38,18 @@
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
 
-#define DW_OWT 4          /* output columns per strip (and thread) */
 #define DW_MAX_THREADS 256
 #define DW_MAX_CBV 32     /* channel vectors per CTA: at most 256 channels */
 
 typedef struct dw_args {
     igemm_conv_params_t p;
-    int64_t qs, strips; /* strips per output row (ceil(q / DW_OWT)), strips in all (n * p * qs) */
+    int64_t qs, strips; /* strips per output row (ceil(q / OWT)), strips in all (n * p * qs) */
     int cbv;            /* 8-channel vectors per CTA (blockDim.x) */
 } dw_args_t;
 
 /* the family's configuration (igemm_family_priv) */
 typedef struct dw_cfg {
-    int cbv, ty, s_t, sw, pdl;
+    int cbv, ty, s_t, sw, owt, pdl;
     unsigned grid_x, grid_y;
     size_t smem;
 } dw_cfg_t;
@@ -74,6 +75,40 @@ static __device__ __forceinline__ void dw_load8(const void *p, float f[8])
         const float2 t = dw_f2(*(const T2 *)&w[i]);
         f[2 * i] = t.x, f[2 * i + 1] = t.y;
     }
+}
+
+/* Eight 16-bit elements (one 16-byte vector) as fp32. */
+template <typename T2>
+static __device__ __forceinline__ void dw_unpack8(uint4 u, float f[8])
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float2 t = dw_f2(*(const T2 *)&w[i]);
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+}
+
+/* The NCOL input vectors of channels ch.. at row ih, columns iw0 .. iw0 + NCOL - 1 of image n
+ * (zero outside the input): all loads issued before any is used. */
+template <int NCOL, typename T>
+static __device__ __forceinline__ void dw_window(uint4 (&v)[NCOL], const T *x, const igemm_conv_params_t &p,
+                                                 int64_t n, int64_t ih, int64_t iw0, int64_t ch)
+{
+    const bool row_ok = ih >= 0 && ih < p.h;
+    const T *xrow = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch;
+#pragma unroll
+    for (int j = 0; j < NCOL; j++) {
+        const int64_t iw = iw0 + j;
+        v[j] = row_ok && iw >= 0 && iw < p.w ? __ldg((const uint4 *)(xrow + iw * p.c)) : make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+
+/* The fp32 weights of 8 channels at shared address w (16-byte aligned). */
+static __device__ __forceinline__ void dw_wload8(const float *w, float v[8])
+{
+    const float4 w0 = *(const float4 *)w, w1 = *(const float4 *)(w + 4);
+    v[0] = w0.x, v[1] = w0.y, v[2] = w0.z, v[3] = w0.w, v[4] = w1.x, v[5] = w1.y, v[6] = w1.z, v[7] = w1.w;
 }
 
 /* acc[0..7] += w[0..7] * x[0..7] */
@@ -135,7 +170,7 @@ static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p
     }
 }
 
-template <typename T, typename T2, int S_T, int SW>
+template <typename T, typename T2, int S_T, int SW, int OWT>
 __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_constant__ dw_args_t a)
 {
     extern __shared__ float4 dw_smem4[];
@@ -148,10 +183,10 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
     ptx_griddepcontrol_wait(); /* launched with programmatic stream serialisation: data after this */
 #endif
     const T *w = (const T *)p.filter;
-    for (int i = tid; i < taps * CB; i += nthr) {
-        const int tap = i / CB;
-        const int64_t ch = c0 + (i - tap * CB);
-        wsm[i] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
+    for (int i = tid; i < taps * CB; i += nthr) { /* read in the filter's order (coalesced) */
+        const int cc = i / taps, tap = i - cc * taps;
+        const int64_t ch = c0 + cc;
+        wsm[tap * CB + cc] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
     }
     __syncthreads();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -165,42 +200,71 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
          st += (int64_t)gridDim.x * blockDim.y) {
         const int64_t qi = st % a.qs, row = st / a.qs;
         const int64_t oh = row % p.p, n = row / p.p;
-        const int64_t ow0 = qi * DW_OWT;
-        float acc[DW_OWT][8];
+        const int64_t ow0 = qi * OWT;
+        float acc[OWT][8];
 #pragma unroll
-        for (int o = 0; o < DW_OWT; o++)
+        for (int o = 0; o < OWT; o++)
 #pragma unroll
             for (int i = 0; i < 8; i++) acc[o][i] = 0.0f;
-        for (int r = 0; r < (int)p.r; r++) {
-            const int64_t ih = oh * p.stride_h - p.pad_top + r * p.dil_h;
-            if (ih < 0 || ih >= p.h) continue;
-            const T *xrow = x + (n * p.h + ih) * p.w * p.c + ch;
-            const float *wr = wsm + (size_t)r * S * CB + 8 * threadIdx.x;
-            if constexpr (S_T > 0) {
-                float wreg[S_T][8];
-#pragma unroll
-                for (int s = 0; s < S_T; s++) {
-                    const float4 w0 = *(const float4 *)(wr + s * CB), w1 = *(const float4 *)(wr + s * CB + 4);
-                    wreg[s][0] = w0.x, wreg[s][1] = w0.y, wreg[s][2] = w0.z, wreg[s][3] = w0.w;
-                    wreg[s][4] = w1.x, wreg[s][5] = w1.y, wreg[s][6] = w1.z, wreg[s][7] = w1.w;
+        if constexpr (S_T > 0) {
+            /* the strip's window of each filter row: NCOL 16-byte vectors (zero outside the input),
+             * all loaded before any is used; with PF (3x3, stride 1) the next row's window is in
+             * flight while this row's FMAs run (the wider windows leave no registers for it) */
+            constexpr int NCOL = (OWT - 1) * SW + S_T;
+            constexpr bool PF = S_T == 3 && SW == 1;
+            const int64_t iw0 = ow0 * SW - p.pad_left;
+            uint4 cur[NCOL], nxt[NCOL]; /* (nxt unused, so unallocated, without PF) */
+            dw_window<NCOL>(cur, x, p, n, oh * p.stride_h - p.pad_top, iw0, ch);
+            for (int r = 0; r < (int)p.r; r++) {
+                if constexpr (PF) {
+                    if (r + 1 < (int)p.r)
+                        dw_window<NCOL>(nxt, x, p, n, oh * p.stride_h - p.pad_top + (r + 1) * p.dil_h, iw0, ch);
                 }
-                constexpr int NCOL = (DW_OWT - 1) * SW + S_T;
-                const int64_t iw0 = ow0 * SW - p.pad_left;
+                const float *wr = wsm + (size_t)r * S_T * CB + 8 * threadIdx.x;
+                if constexpr (PF) { /* column-major: the row's taps in registers, each column unpacked once */
+                    float wreg[S_T][8];
 #pragma unroll
-                for (int j = 0; j < NCOL; j++) {
-                    const int64_t iw = iw0 + j;
-                    if (iw < 0 || iw >= p.w) continue;
-                    float xv[8];
-                    dw_load8<T2>(xrow + iw * p.c, xv);
+                    for (int s = 0; s < S_T; s++) dw_wload8(wr + s * CB, wreg[s]);
 #pragma unroll
-                    for (int o = 0; o < DW_OWT; o++) {
-                        const int s = j - o * SW;
-                        if (s >= 0 && s < S_T) dw_fma8(acc[o], wreg[s], xv);
+                    for (int j = 0; j < NCOL; j++) {
+                        float xv[8];
+                        dw_unpack8<T2>(cur[j], xv);
+#pragma unroll
+                        for (int o = 0; o < OWT; o++) {
+                            const int s = j - o * SW;
+                            if (s >= 0 && s < S_T) dw_fma8(acc[o], wreg[s], xv);
+                        }
+                    }
+                } else { /* tap-major: one tap's weights at a time (registers for the window) */
+#pragma unroll
+                    for (int s = 0; s < S_T; s++) {
+                        float wv[8];
+                        dw_wload8(wr + s * CB, wv);
+#pragma unroll
+                        for (int o = 0; o < OWT; o++) {
+                            float xv[8];
+                            dw_unpack8<T2>(cur[o * SW + s], xv);
+                            dw_fma8(acc[o], wv, xv);
+                        }
                     }
                 }
-            } else {
+                if (r + 1 < (int)p.r) {
+                    if constexpr (PF) {
 #pragma unroll
-                for (int o = 0; o < DW_OWT; o++) {
+                        for (int j = 0; j < NCOL; j++) cur[j] = nxt[j];
+                    } else {
+                        dw_window<NCOL>(cur, x, p, n, oh * p.stride_h - p.pad_top + (r + 1) * p.dil_h, iw0, ch);
+                    }
+                }
+            }
+        } else {
+            for (int r = 0; r < (int)p.r; r++) {
+                const int64_t ih = oh * p.stride_h - p.pad_top + r * p.dil_h;
+                if (ih < 0 || ih >= p.h) continue;
+                const T *xrow = x + (n * p.h + ih) * p.w * p.c + ch;
+                const float *wr = wsm + (size_t)r * S * CB + 8 * threadIdx.x;
+#pragma unroll
+                for (int o = 0; o < OWT; o++) {
                     const int64_t iwo = (ow0 + o) * p.stride_w - p.pad_left;
                     for (int s = 0; s < S; s++) {
                         const int64_t iw = iwo + s * p.dil_w;
@@ -217,12 +281,15 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
         }
         const int64_t ybase = ((n * p.p + oh) * p.q) * p.c + ch;
 #pragma unroll
-        for (int o = 0; o < DW_OWT; o++)
+        for (int o = 0; o < OWT; o++)
             if (ow0 + o < p.q) dw_epilogue8(p, acc[o], ch, ybase + (ow0 + o) * p.c);
     }
 }
 
 /* ---- host side ---------------------------------------------------------------------------- */
+
+/* output columns per strip: 4, or 2 for the 5- and 7-wide windows (registers: 128 per thread) */
+static int dw_owt(int s_t) { return s_t >= 5 ? 2 : 4; }
 
 static int dw_fast_s(const igemm_conv_params_t *p)
 {
@@ -276,11 +343,12 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
     c->ty = DW_MAX_THREADS / c->cbv;
     c->s_t = dw_fast_s(p);
     c->sw = c->s_t ? (int)p->stride_w : 0;
+    c->owt = dw_owt(c->s_t);
     c->smem = (size_t)p->r * p->s * c->cbv * 8 * sizeof(float);
-    const int64_t qs = (p->q + DW_OWT - 1) / DW_OWT, strips = p->n * p->p * qs;
+    const int64_t qs = (p->q + c->owt - 1) / c->owt, strips = p->n * p->p * qs;
     const int64_t gy = (p->c + 8 * c->cbv - 1) / (8 * c->cbv);
-    /* about 8 CTAs per SM in all (each loops over its strips: the filters staged once per CTA) */
-    int64_t gx = (strips + c->ty - 1) / c->ty, cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * 8 / gy;
+    /* about 4 CTAs per SM in all (each loops over its strips: the filters staged once per CTA) */
+    int64_t gx = (strips + c->ty - 1) / c->ty, cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * 4 / gy;
     if (cap < 1) cap = 1;
     if (gx > cap) gx = cap;
     if (gy > 65535)
@@ -298,14 +366,14 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
              (long long)p->dil_w,
              c->s_t ? "each input column loaded once per strip and filter row (the window in registers)"
                     : "generic taps (one load per tap and output)",
-             8 * c->cbv, c->ty, DW_OWT, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
+             8 * c->cbv, c->ty, c->owt, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
 }
 
-template <typename T, typename T2, int S_T, int SW>
+template <typename T, typename T2, int S_T, int SW, int OWT>
 static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
-    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW>;
+    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW, OWT>;
     if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
         const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    (int)c->smem);
@@ -324,13 +392,13 @@ template <typename T, typename T2>
 static cudaError_t dw_dispatch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
     switch (c->s_t * 10 + c->sw) {
-    case 31: return dw_launch<T, T2, 3, 1>(a, c, ds, st);
-    case 32: return dw_launch<T, T2, 3, 2>(a, c, ds, st);
-    case 51: return dw_launch<T, T2, 5, 1>(a, c, ds, st);
-    case 52: return dw_launch<T, T2, 5, 2>(a, c, ds, st);
-    case 71: return dw_launch<T, T2, 7, 1>(a, c, ds, st);
-    case 72: return dw_launch<T, T2, 7, 2>(a, c, ds, st);
-    default: return dw_launch<T, T2, 0, 0>(a, c, ds, st);
+    case 31: return dw_launch<T, T2, 3, 1, 4>(a, c, ds, st);
+    case 32: return dw_launch<T, T2, 3, 2, 4>(a, c, ds, st);
+    case 51: return dw_launch<T, T2, 5, 1, 2>(a, c, ds, st);
+    case 52: return dw_launch<T, T2, 5, 2, 2>(a, c, ds, st);
+    case 71: return dw_launch<T, T2, 7, 1, 2>(a, c, ds, st);
+    case 72: return dw_launch<T, T2, 7, 2, 2>(a, c, ds, st);
+    default: return dw_launch<T, T2, 0, 0, 4>(a, c, ds, st);
     }
 }
 
@@ -342,7 +410,7 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
     dw_args_t a;
     memset(&a, 0, sizeof a);
     a.p = *p;
-    a.qs = (p->q + DW_OWT - 1) / DW_OWT;
+    a.qs = (p->q + c->owt - 1) / c->owt;
     a.strips = p->n * p->p * a.qs;
     a.cbv = c->cbv;
     dw_state_t *ds = (dw_state_t *)state;
