@@ -119,7 +119,7 @@ TEST(gpu_depthwise_planner)
     CHECK_MSG(strstr(msg, "kernel mem_depthwise") == NULL, "%s", msg);
 
     /* two runs of one plan agree bit for bit (and match the reference); a 7x7 of 768 channels
-     * (three channel blocks, the filters beyond 48 KB of shared memory) with the fused epilogue */
+     * (twelve channel blocks) with the fused epilogue */
     data_rng_t g = {test_seed(0xd3e2)};
     igemm_conv2d_desc_t d = conv_shape(2, 7, 9, 768, 768, 7, 7, 1, 3, 1, 768, F16, F32);
     igemm_epilogue_t e = epilogue_kind(2);
