@@ -1,27 +1,31 @@
 /*
  * depthwise.cu — the depthwise family (mem_depthwise, IGEMM_PATH_MEMORY): convs of groups = c = k
  * (one R x S filter per channel: MobileNet, EfficientNet, ConvNeXt, ...). They do R*S multiply-adds
- * per output element and read each input element about once: bound by memory and by the load /
- * store pipes (never by tensor cores; an implicit GEMM over groups of one channel wastes all but
- * 1/64 of every MMA: the general path ran them at 1-3% of their bytes floor).
+ * per output element and read each input element about once: bound by memory (and, for 7x7, by
+ * the fp32 FMA rate), never by tensor cores; an implicit GEMM over groups of one channel wastes
+ * all but 1/64 of every MMA (the general path ran them at 1-3% of their bytes floor).
  *
- * Algorithm (dw_kernel<T2, S_T, SW, OWT>): a CTA of CBP x TY threads owns CB = 2 * CBP consecutive
- * channels (CBP <= 32: a warp reads up to 128 contiguous bytes of a pixel) and loops over output
- * strips (image, output row, OWT consecutive output columns); thread (cp, ty) computes the channel
- * pair c0 + 2cp, +1 of its strips (one 32-bit load of two 16-bit channels per input pixel). The
- * CTA's filters are staged once in shared memory as fp32 [tap][channel], read in the filter's
- * (KRSC, [channel][tap]) order. Per filter row of a strip: the row's S_T taps of the pair into
- * registers (one 8-byte shared load per tap), the strip's window of (OWT - 1) * SW + S_T input
- * columns loaded (all issued before any is used; zero outside the input), then every column
- * multiplied into every output of the strip that covers it: each input column loaded once per
- * strip and row, each weight once per strip and row. OWT = 8 for the compiled windows (3x3, 5x5,
- * 7x7 at stride 1 and 2, dil_w = 1); everything else (any R x S, strides, dilations) runs the
- * generic instance (S_T = 0: taps at run time, OWT = 4, one load per tap and output). fp32
- * accumulation; the fused epilogue per element (alpha * scale + bias + beta * residual, the
- * activation: ReLU inline, the others out of line). Layouts: x N x H x W x C, w C x R x S (KRSC
- * with C/g = 1), y and the residual N x P x Q x C; C % 8 == 0 and 16-byte aligned x, y, residual
- * (the planner's fallback takes the rest). PTX: griddepcontrol on sm_90 (programmatic dependent
- * launch).
+ * Algorithm (dw_kernel<T, S_T, SW, OWT>): a CTA of CBV x TY threads owns CB = 8 * CBV consecutive
+ * channels and loops over output strips (image, output row, OWT consecutive output columns: 4, or
+ * 2 for 5x5 and 7x7, whose windows leave fewer registers);
+ * thread (cv, ty) computes channels c0 + 8cv .. +7 of its strips. The CTA's filters are staged once
+ * in shared memory as fp32 [tap][channel] (the KRSC filter is [channel][tap]: strided, read once).
+ * Per filter row r of a strip: the strip's window of the row, (OWT - 1) * SW + S_T input
+ * columns, each a 16-byte load of 8 channels (NHWC: consecutive threads read consecutive 16 bytes
+ * of a pixel), all issued before any is used; each column multiplied into every output of the
+ * strip that covers it (each input column loaded once per strip and row instead of once per tap).
+ * 3x3 stride 1: the next row's window in flight during this row's FMAs, the row's taps in
+ * registers, each column unpacked once; the others (registers for the window): tap by tap, the
+ * tap's 8 weights from shared memory. Columns and rows outside the input read zero. fp32 accumulation; the fused
+ * epilogue per element (alpha * scale + bias + beta * residual, the activation: ReLU inline, the
+ * others out of line), 16-byte residual loads and y stores.
+ * 7x7 at stride 1 (ConvNeXt) runs the channel-pair kernel instead (dw2_kernel, below: 2 channels
+ * and 8 output columns per thread). S_T = 3, 5, 7 with SW = 1, 2 and dil_w = 1 are compiled; every
+ * other depthwise conv (any R x S,
+ * strides, dilations) runs the generic instance (S_T = 0: taps and strides at run time, one
+ * 16-byte load per tap and output). Layouts: x N x H x W x C, w C x R x S (KRSC with C/g = 1),
+ * y and the residual N x P x Q x C; C % 8 == 0 and 16-byte aligned x, y, residual (the planner's
+ * fallback takes the rest). PTX: griddepcontrol on sm_90 (programmatic dependent launch).
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -37,17 +41,17 @@
 #include "../ptx/griddepcontrol.cuh"
 
 #define DW_MAX_THREADS 256
-#define DW_MAX_CBP 32 /* channel pairs per CTA: at most 64 channels */
+#define DW_MAX_CBV 32     /* channel vectors per CTA: at most 256 channels */
 
 typedef struct dw_args {
     igemm_conv_params_t p;
     int64_t qs, strips; /* strips per output row (ceil(q / OWT)), strips in all (n * p * qs) */
-    int cbp;            /* channel pairs per CTA (blockDim.x) */
+    int cbv;            /* 8-channel vectors per CTA (blockDim.x) */
 } dw_args_t;
 
 /* the family's configuration (igemm_family_priv) */
 typedef struct dw_cfg {
-    int cbp, ty, s_t, sw, owt, pdl;
+    int cbv, ty, s_t, sw, owt, pairs, pdl; /* pairs: the channel-pair kernel (cbv = pairs per CTA) */
     unsigned grid_x, grid_y;
     size_t smem;
 } dw_cfg_t;
@@ -62,6 +66,230 @@ static __device__ __forceinline__ float2 dw_f2(__nv_bfloat162 v) { return __bflo
 static __device__ __forceinline__ float dw_f1(__half v) { return __half2float(v); }
 static __device__ __forceinline__ float dw_f1(__nv_bfloat16 v) { return __bfloat162float(v); }
 
+/* Eight 16-bit elements at p (16-byte aligned) as fp32. */
+template <typename T2>
+static __device__ __forceinline__ void dw_load8(const void *p, float f[8])
+{
+    const uint4 u = __ldg((const uint4 *)p);
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float2 t = dw_f2(*(const T2 *)&w[i]);
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+}
+
+/* Eight 16-bit elements (one 16-byte vector) as fp32. */
+template <typename T2>
+static __device__ __forceinline__ void dw_unpack8(uint4 u, float f[8])
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float2 t = dw_f2(*(const T2 *)&w[i]);
+        f[2 * i] = t.x, f[2 * i + 1] = t.y;
+    }
+}
+
+/* The NCOL input vectors of channels ch.. at row ih, columns iw0 .. iw0 + NCOL - 1 of image n
+ * (zero outside the input): all loads issued before any is used. */
+template <int NCOL, typename T>
+static __device__ __forceinline__ void dw_window(uint4 (&v)[NCOL], const T *x, const igemm_conv_params_t &p,
+                                                 int64_t n, int64_t ih, int64_t iw0, int64_t ch)
+{
+    const bool row_ok = ih >= 0 && ih < p.h;
+    const T *xrow = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch;
+#pragma unroll
+    for (int j = 0; j < NCOL; j++) {
+        const int64_t iw = iw0 + j;
+        v[j] = row_ok && iw >= 0 && iw < p.w ? __ldg((const uint4 *)(xrow + iw * p.c)) : make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+
+/* The fp32 weights of 8 channels at shared address w (16-byte aligned). */
+static __device__ __forceinline__ void dw_wload8(const float *w, float v[8])
+{
+    const float4 w0 = *(const float4 *)w, w1 = *(const float4 *)(w + 4);
+    v[0] = w0.x, v[1] = w0.y, v[2] = w0.z, v[3] = w0.w, v[4] = w1.x, v[5] = w1.y, v[6] = w1.z, v[7] = w1.w;
+}
+
+/* acc[0..7] += w[0..7] * x[0..7] */
+static __device__ __forceinline__ void dw_fma8(float acc[8], const float w[8], const float x[8])
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++) acc[i] = fmaf(w[i], x[i], acc[i]);
+}
+
+/* The epilogue of 8 channels ch.. of output element index yidx (NHWC), stored to y. */
+static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p, const float acc[8], int64_t ch,
+                                                    int64_t yidx)
+{
+    float v[8], res[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    if (p.has_residual) {
+        if (p.out_dtype == IGEMM_DTYPE_F32) {
+            const float4 r0 = __ldg((const float4 *)((const float *)p.residual + yidx));
+            const float4 r1 = __ldg((const float4 *)((const float *)p.residual + yidx) + 1);
+            res[0] = r0.x, res[1] = r0.y, res[2] = r0.z, res[3] = r0.w, res[4] = r1.x, res[5] = r1.y, res[6] = r1.z,
+            res[7] = r1.w;
+        } else if (p.out_dtype == IGEMM_DTYPE_F16) {
+            dw_load8<__half2>((const __half *)p.residual + yidx, res);
+        } else {
+            dw_load8<__nv_bfloat162>((const __nv_bfloat16 *)p.residual + yidx, res);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        float t = p.alpha * acc[i];
+        if (p.has_scale) t *= __ldg(p.scale + ch + i);
+        if (p.has_bias) t += __ldg(p.bias + ch + i);
+        if (p.has_residual) t += p.beta * res[i];
+        v[i] = t;
+    }
+    if (p.act == IGEMM_ACT_RELU) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = fmaxf(v[i], 0.0f);
+    } else if (p.act != IGEMM_ACT_NONE) {
+#pragma unroll 1
+        for (int i = 0; i < 8; i++) v[i] = igemm_act_dev_noinline(p.act, v[i], p.act_param);
+    }
+    if (p.out_dtype == IGEMM_DTYPE_F32) {
+        float4 *d = (float4 *)((float *)p.y + yidx);
+        d[0] = make_float4(v[0], v[1], v[2], v[3]);
+        d[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+        uint32_t w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            if (p.out_dtype == IGEMM_DTYPE_F16) {
+                const __half2 h = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+                w[i] = *(const uint32_t *)&h;
+            } else {
+                const __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+                w[i] = *(const uint32_t *)&h;
+            }
+        }
+        *(uint4 *)((uint16_t *)p.y + yidx) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+template <typename T, typename T2, int S_T, int SW, int OWT>
+__global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_constant__ dw_args_t a)
+{
+    extern __shared__ float4 dw_smem4[];
+    float *wsm = (float *)dw_smem4; /* [tap][CB] */
+    const igemm_conv_params_t &p = a.p;
+    const int CB = a.cbv * 8, taps = (int)(p.r * p.s);
+    const int64_t c0 = (int64_t)blockIdx.y * CB;
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x), nthr = (int)(blockDim.x * blockDim.y);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_wait(); /* launched with programmatic stream serialisation: data after this */
+#endif
+    const T *w = (const T *)p.filter;
+    for (int i = tid; i < taps * CB; i += nthr) { /* read in the filter's order (coalesced) */
+        const int cc = i / taps, tap = i - cc * taps;
+        const int64_t ch = c0 + cc;
+        wsm[tap * CB + cc] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
+    }
+    __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_launch_dependents();
+#endif
+    const int64_t ch = c0 + 8 * (int64_t)threadIdx.x;
+    if (ch >= p.c) return;
+    const T *x = (const T *)p.x;
+    const int S = S_T > 0 ? S_T : (int)p.s;
+    for (int64_t st = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; st < a.strips;
+         st += (int64_t)gridDim.x * blockDim.y) {
+        const int64_t qi = st % a.qs, row = st / a.qs;
+        const int64_t oh = row % p.p, n = row / p.p;
+        const int64_t ow0 = qi * OWT;
+        float acc[OWT][8];
+#pragma unroll
+        for (int o = 0; o < OWT; o++)
+#pragma unroll
+            for (int i = 0; i < 8; i++) acc[o][i] = 0.0f;
+        if constexpr (S_T > 0) {
+            /* the strip's window of each filter row: NCOL 16-byte vectors (zero outside the input),
+             * all loaded before any is used; with PF (3x3, stride 1) the next row's window is in
+             * flight while this row's FMAs run (the wider windows leave no registers for it) */
+            constexpr int NCOL = (OWT - 1) * SW + S_T;
+            constexpr bool PF = S_T == 3 && SW == 1;
+            const int64_t iw0 = ow0 * SW - p.pad_left;
+            uint4 cur[NCOL], nxt[NCOL]; /* (nxt unused, so unallocated, without PF) */
+            dw_window<NCOL>(cur, x, p, n, oh * p.stride_h - p.pad_top, iw0, ch);
+            for (int r = 0; r < (int)p.r; r++) {
+                if constexpr (PF) {
+                    if (r + 1 < (int)p.r)
+                        dw_window<NCOL>(nxt, x, p, n, oh * p.stride_h - p.pad_top + (r + 1) * p.dil_h, iw0, ch);
+                }
+                const float *wr = wsm + (size_t)r * S_T * CB + 8 * threadIdx.x;
+                if constexpr (PF) { /* column-major: the row's taps in registers, each column unpacked once */
+                    float wreg[S_T][8];
+#pragma unroll
+                    for (int s = 0; s < S_T; s++) dw_wload8(wr + s * CB, wreg[s]);
+#pragma unroll
+                    for (int j = 0; j < NCOL; j++) {
+                        float xv[8];
+                        dw_unpack8<T2>(cur[j], xv);
+#pragma unroll
+                        for (int o = 0; o < OWT; o++) {
+                            const int s = j - o * SW;
+                            if (s >= 0 && s < S_T) dw_fma8(acc[o], wreg[s], xv);
+                        }
+                    }
+                } else { /* tap-major: one tap's weights at a time (registers for the window) */
+#pragma unroll
+                    for (int s = 0; s < S_T; s++) {
+                        float wv[8];
+                        dw_wload8(wr + s * CB, wv);
+#pragma unroll
+                        for (int o = 0; o < OWT; o++) {
+                            float xv[8];
+                            dw_unpack8<T2>(cur[o * SW + s], xv);
+                            dw_fma8(acc[o], wv, xv);
+                        }
+                    }
+                }
+                if (r + 1 < (int)p.r) {
+                    if constexpr (PF) {
+#pragma unroll
+                        for (int j = 0; j < NCOL; j++) cur[j] = nxt[j];
+                    } else {
+                        dw_window<NCOL>(cur, x, p, n, oh * p.stride_h - p.pad_top + (r + 1) * p.dil_h, iw0, ch);
+                    }
+                }
+            }
+        } else {
+            for (int r = 0; r < (int)p.r; r++) {
+                const int64_t ih = oh * p.stride_h - p.pad_top + r * p.dil_h;
+                if (ih < 0 || ih >= p.h) continue;
+                const T *xrow = x + (n * p.h + ih) * p.w * p.c + ch;
+                const float *wr = wsm + (size_t)r * S * CB + 8 * threadIdx.x;
+#pragma unroll
+                for (int o = 0; o < OWT; o++) {
+                    const int64_t iwo = (ow0 + o) * p.stride_w - p.pad_left;
+                    for (int s = 0; s < S; s++) {
+                        const int64_t iw = iwo + s * p.dil_w;
+                        if (iw < 0 || iw >= p.w) continue;
+                        float xv[8], wv[8];
+                        dw_load8<T2>(xrow + iw * p.c, xv);
+                        const float4 w0 = *(const float4 *)(wr + s * CB), w1 = *(const float4 *)(wr + s * CB + 4);
+                        wv[0] = w0.x, wv[1] = w0.y, wv[2] = w0.z, wv[3] = w0.w;
+                        wv[4] = w1.x, wv[5] = w1.y, wv[6] = w1.z, wv[7] = w1.w;
+                        dw_fma8(acc[o], wv, xv);
+                    }
+                }
+            }
+        }
+        const int64_t ybase = ((n * p.p + oh) * p.q) * p.c + ch;
+#pragma unroll
+        for (int o = 0; o < OWT; o++)
+            if (ow0 + o < p.q) dw_epilogue8(p, acc[o], ch, ybase + (ow0 + o) * p.c);
+    }
+}
+
+/* ---- the channel-pair kernel (7x7, stride 1) ----------------------------------------------- */
+
 /* A packed pair of 16-bit elements as fp32. */
 template <typename T2>
 static __device__ __forceinline__ float2 dw_unpack2(uint32_t u)
@@ -72,7 +300,7 @@ static __device__ __forceinline__ float2 dw_unpack2(uint32_t u)
 /* The NCOL input pairs of channels ch, ch+1 at row ih, columns iw0 .. iw0 + NCOL - 1 of image n
  * (zero outside the input): all loads issued before any is used. */
 template <int NCOL>
-static __device__ __forceinline__ void dw_window(uint32_t (&v)[NCOL], const uint16_t *x, const igemm_conv_params_t &p,
+static __device__ __forceinline__ void dw_window2(uint32_t (&v)[NCOL], const uint16_t *x, const igemm_conv_params_t &p,
                                                  int64_t n, int64_t ih, int64_t iw0, int64_t ch)
 {
     const bool row_ok = ih >= 0 && ih < p.h;
@@ -120,13 +348,19 @@ static __device__ __forceinline__ void dw_epilogue2(const igemm_conv_params_t &p
     }
 }
 
+/* The channel-pair kernel (7x7, stride 1: ConvNeXt): each thread one pair of channels (32-bit
+ * loads, 64 channels per CTA) over strips of OWT = 8 output columns, the row's 7 taps and the
+ * 14-column window in registers (71-80 registers, 3 CTAs per SM): fewer load and shared-memory
+ * instructions per FMA than the 8-channel kernel's 2-column strips, which the 7x7 layers are bound
+ * by (ncu: memory pipe 75% busy, DRAM 3%). Measured faster on both ConvNeXt layers and slower on
+ * the 3x3 / 5x5 and stride-2 ones (docs/decisions.md "depthwise"). */
 template <typename T, typename T2, int S_T, int SW, int OWT>
-__global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw_kernel(const __grid_constant__ dw_args_t a)
+__global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw2_kernel(const __grid_constant__ dw_args_t a)
 {
-    extern __shared__ float2 dw_smem2[];
-    float *wsm = (float *)dw_smem2; /* [tap][CB] */
+    extern __shared__ float4 dw_smem4[];
+    float *wsm = (float *)dw_smem4; /* [tap][CB] */
     const igemm_conv_params_t &p = a.p;
-    const int CB = a.cbp * 2, taps = (int)(p.r * p.s);
+    const int CB = a.cbv * 2, taps = (int)(p.r * p.s);
     const int64_t c0 = (int64_t)blockIdx.y * CB;
     const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x), nthr = (int)(blockDim.x * blockDim.y);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -154,12 +388,13 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw_kernel(const __grid_cons
         float2 acc[OWT];
 #pragma unroll
         for (int o = 0; o < OWT; o++) acc[o] = make_float2(0.0f, 0.0f);
-        if constexpr (S_T > 0) {
+        {
+            static_assert(S_T > 0, "dw2_kernel: compiled windows only");
             constexpr int NCOL = (OWT - 1) * SW + S_T;
             const int64_t iw0 = ow0 * SW - p.pad_left;
             for (int r = 0; r < (int)p.r; r++) {
                 uint32_t win[NCOL];
-                dw_window<NCOL>(win, x, p, n, oh * p.stride_h - p.pad_top + r * p.dil_h, iw0, ch);
+                dw_window2<NCOL>(win, x, p, n, oh * p.stride_h - p.pad_top + r * p.dil_h, iw0, ch);
                 float2 wreg[S_T];
 #pragma unroll
                 for (int s = 0; s < S_T; s++) wreg[s] = *(const float2 *)(wcol + (r * S_T + s) * CB);
@@ -176,24 +411,6 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw_kernel(const __grid_cons
                     }
                 }
             }
-        } else {
-            const int S = (int)p.s;
-            for (int r = 0; r < (int)p.r; r++) {
-                const int64_t ih = oh * p.stride_h - p.pad_top + r * p.dil_h;
-                if (ih < 0 || ih >= p.h) continue;
-                const uint16_t *xrow = x + (n * p.h + ih) * p.w * p.c + ch;
-                for (int s = 0; s < S; s++) {
-                    const float2 wv = *(const float2 *)(wcol + (r * S + s) * CB);
-#pragma unroll
-                    for (int o = 0; o < OWT; o++) {
-                        const int64_t iw = (ow0 + o) * p.stride_w - p.pad_left + s * p.dil_w;
-                        if (iw < 0 || iw >= p.w) continue;
-                        const float2 xv = dw_unpack2<T2>(__ldg((const unsigned int *)(xrow + iw * p.c)));
-                        acc[o].x = fmaf(wv.x, xv.x, acc[o].x);
-                        acc[o].y = fmaf(wv.y, xv.y, acc[o].y);
-                    }
-                }
-            }
         }
         const int64_t ybase = ((n * p.p + oh) * p.q) * p.c + ch;
 #pragma unroll
@@ -204,8 +421,8 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw_kernel(const __grid_cons
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
-/* output columns per strip: 8 for the compiled windows, 4 for the generic instance */
-static int dw_owt(int s_t) { return s_t ? 8 : 4; }
+/* output columns per strip: 4, or 2 for the 5- and 7-wide windows (registers: 128 per thread) */
+static int dw_owt(int s_t) { return s_t >= 5 ? 2 : 4; }
 
 static int dw_fast_s(const igemm_conv_params_t *p)
 {
@@ -213,12 +430,12 @@ static int dw_fast_s(const igemm_conv_params_t *p)
     return s_ok && (p->stride_w == 1 || p->stride_w == 2) && p->dil_w == 1 ? (int)p->s : 0;
 }
 
-/* channel pairs per CTA: all channels up to 64, fewer where the filters would not fit smem */
-static int dw_cbp(const igemm_conv_params_t *p, int smem_optin)
+/* channel vectors per CTA: all channels up to 256, fewer where the filters would not fit smem */
+static int dw_cbv(const igemm_conv_params_t *p, int smem_optin)
 {
-    int cbp = (int)(p->c / 2 < DW_MAX_CBP ? p->c / 2 : DW_MAX_CBP);
-    while (cbp > 1 && (size_t)p->r * p->s * cbp * 2 * sizeof(float) > (size_t)smem_optin) cbp /= 2;
-    return cbp;
+    int cbv = (int)(p->c / 8 < DW_MAX_CBV ? p->c / 8 : DW_MAX_CBV);
+    while (cbv > 1 && (size_t)p->r * p->s * cbv * 8 * sizeof(float) > (size_t)smem_optin) cbv /= 2;
+    return cbv;
 }
 
 static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
@@ -242,8 +459,8 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
         DW_WHY("c = %lld: needs c %% 8 == 0 (16-byte channel vectors)", (long long)p->c);
         return 0;
     }
-    if ((size_t)p->r * p->s * 2 * sizeof(float) > (size_t)dev->smem_optin_per_block) {
-        DW_WHY("filter %lldx%lld: its taps of 2 channels do not fit %d B of shared memory", (long long)p->r,
+    if ((size_t)p->r * p->s * 8 * sizeof(float) > (size_t)dev->smem_optin_per_block) {
+        DW_WHY("filter %lldx%lld: its taps of 8 channels do not fit %d B of shared memory", (long long)p->r,
                (long long)p->s, dev->smem_optin_per_block);
         return 0;
     }
@@ -255,16 +472,20 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
                                    const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
     dw_cfg_t *c = igemm_family_priv(cfg, dw_cfg_t);
-    c->cbp = dw_cbp(p, dev->smem_optin_per_block);
-    c->ty = DW_MAX_THREADS / c->cbp;
     c->s_t = dw_fast_s(p);
     c->sw = c->s_t ? (int)p->stride_w : 0;
-    c->owt = dw_owt(c->s_t);
-    c->smem = (size_t)p->r * p->s * c->cbp * 2 * sizeof(float);
+    c->pairs = c->s_t == 7 && c->sw == 1;
+    const int vw = c->pairs ? 2 : 8; /* channels per thread */
+    c->cbv = c->pairs ? (int)(p->c / 2 < DW_MAX_CBV ? p->c / 2 : DW_MAX_CBV) : dw_cbv(p, dev->smem_optin_per_block);
+    c->ty = DW_MAX_THREADS / c->cbv;
+    c->owt = c->pairs ? 8 : dw_owt(c->s_t);
+    c->smem = (size_t)p->r * p->s * c->cbv * vw * sizeof(float);
     const int64_t qs = (p->q + c->owt - 1) / c->owt, strips = p->n * p->p * qs;
-    const int64_t gy = (p->c + 2 * c->cbp - 1) / (2 * c->cbp);
-    /* about 6 CTAs per SM in all (each loops over its strips: the filters staged once per CTA) */
-    int64_t gx = (strips + c->ty - 1) / c->ty, cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * 6 / gy;
+    const int64_t gy = (p->c + vw * c->cbv - 1) / (vw * c->cbv);
+    /* about 4 CTAs per SM in all (6 for the pair kernel, 3 resident), each looping over its strips:
+     * the filters staged once per CTA */
+    int64_t gx = (strips + c->ty - 1) / c->ty,
+            cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * (c->pairs ? 6 : 4) / gy;
     if (cap < 1) cap = 1;
     if (gx > cap) gx = cap;
     if (gy > 65535)
@@ -276,20 +497,23 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
     cfg->workspace_bytes = 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): %s; CTA of %d channels x %d strips of %d "
-             "output columns, filters in shared memory (%zu B, fp32), channel pairs (32-bit loads), fp32 FMA, fused "
+             "output columns, filters in shared memory (%zu B, fp32), fp32 FMA, fused "
              "epilogue; grid %ux%u%s",
              (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
              (long long)p->dil_w,
-             c->s_t ? "each input column loaded once per strip and filter row (the window in registers)"
-                    : "generic taps (one load per tap and output)",
-             2 * c->cbp, c->ty, c->owt, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
+             c->pairs ? "channel pairs, each input column loaded once per strip and filter row (the window in registers)"
+             : c->s_t ? "8-channel vectors, each input column loaded once per strip and filter row (the window in registers)"
+                      : "8-channel vectors, generic taps (one load per tap and output)",
+             vw * c->cbv, c->ty, c->owt, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
 }
 
-template <typename T, typename T2, int S_T, int SW, int OWT>
+template <typename T, typename T2, int S_T, int SW, int OWT, bool PAIRS = false>
 static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
-    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW, OWT>;
+    void (*kern)(const dw_args_t);
+    if constexpr (PAIRS) kern = dw2_kernel<T, T2, S_T, SW, OWT>;
+    else kern = dw_kernel<T, T2, S_T, SW, OWT>;
     if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
         const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    (int)c->smem);
@@ -300,20 +524,21 @@ static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, c->grid_x, 1, c->smem, st, c->pdl);
     lc.gridDim = dim3(c->grid_x, c->grid_y, 1);
-    lc.blockDim = dim3((unsigned)c->cbp, (unsigned)c->ty, 1);
+    lc.blockDim = dim3((unsigned)c->cbv, (unsigned)c->ty, 1);
     return cudaLaunchKernelEx(&lc, kern, *a);
 }
 
 template <typename T, typename T2>
 static cudaError_t dw_dispatch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
+    if (c->pairs) return dw_launch<T, T2, 7, 1, 8, true>(a, c, ds, st);
     switch (c->s_t * 10 + c->sw) {
-    case 31: return dw_launch<T, T2, 3, 1, 8>(a, c, ds, st);
-    case 32: return dw_launch<T, T2, 3, 2, 8>(a, c, ds, st);
-    case 51: return dw_launch<T, T2, 5, 1, 8>(a, c, ds, st);
-    case 52: return dw_launch<T, T2, 5, 2, 8>(a, c, ds, st);
-    case 71: return dw_launch<T, T2, 7, 1, 8>(a, c, ds, st);
-    case 72: return dw_launch<T, T2, 7, 2, 8>(a, c, ds, st);
+    case 31: return dw_launch<T, T2, 3, 1, 4>(a, c, ds, st);
+    case 32: return dw_launch<T, T2, 3, 2, 4>(a, c, ds, st);
+    case 51: return dw_launch<T, T2, 5, 1, 2>(a, c, ds, st);
+    case 52: return dw_launch<T, T2, 5, 2, 2>(a, c, ds, st);
+    case 71: return dw_launch<T, T2, 7, 1, 2>(a, c, ds, st);
+    case 72: return dw_launch<T, T2, 7, 2, 2>(a, c, ds, st);
     default: return dw_launch<T, T2, 0, 0, 4>(a, c, ds, st);
     }
 }
@@ -328,7 +553,7 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.p = *p;
     a.qs = (p->q + c->owt - 1) / c->owt;
     a.strips = p->n * p->p * a.qs;
-    a.cbp = c->cbp;
+    a.cbv = c->cbv;
     dw_state_t *ds = (dw_state_t *)state;
     const cudaStream_t st = (cudaStream_t)stream;
     const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? dw_dispatch<__nv_bfloat16, __nv_bfloat162>(&a, c, ds, st)
