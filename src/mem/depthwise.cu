@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../common/epilogue.cuh"
+#include "../common/fastdiv.h"
 #include "../common/launch.h"
 #include "../error.h"
 #include "../internal.h"
@@ -46,6 +47,8 @@
 typedef struct dw_args {
     igemm_conv_params_t p;
     int64_t qs, strips; /* strips per output row (ceil(q / OWT)), strips in all (n * p * qs) */
+    igemm_fastdiv_t fd_qs, fd_p; /* qs and p as divisors, valid when fd_ok (strips < 2^31) */
+    int fd_ok;
     int cbv;            /* 8-channel vectors per CTA (blockDim.x) */
 } dw_args_t;
 
@@ -98,12 +101,15 @@ static __device__ __forceinline__ void dw_window(uint4 (&v)[NCOL], const T *x, c
                                                  int64_t n, int64_t ih, int64_t iw0, int64_t ch)
 {
     const bool row_ok = ih >= 0 && ih < p.h;
-    const T *xrow = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch;
+    /* the valid columns lo .. hi-1 of the window (32-bit compares per column), the offsets from
+     * its first column in 32 bits (NCOL * c < 2^31: the planner's condition) */
+    const int lo = row_ok ? (iw0 < 0 ? (int)(-iw0 < NCOL ? -iw0 : NCOL) : 0) : NCOL;
+    const int hi = p.w - iw0 < NCOL ? (int)(p.w - iw0) : NCOL;
+    const T *x0 = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch + (iw0 + lo) * p.c;
+    const int c32 = (int)p.c;
 #pragma unroll
-    for (int j = 0; j < NCOL; j++) {
-        const int64_t iw = iw0 + j;
-        v[j] = row_ok && iw >= 0 && iw < p.w ? __ldg((const uint4 *)(xrow + iw * p.c)) : make_uint4(0u, 0u, 0u, 0u);
-    }
+    for (int j = 0; j < NCOL; j++)
+        v[j] = j >= lo && j < hi ? __ldg((const uint4 *)(x0 + (j - lo) * c32)) : make_uint4(0u, 0u, 0u, 0u);
 }
 
 /* The fp32 weights of 8 channels at shared address w (16-byte aligned). */
@@ -111,6 +117,19 @@ static __device__ __forceinline__ void dw_wload8(const float *w, float v[8])
 {
     const float4 w0 = *(const float4 *)w, w1 = *(const float4 *)(w + 4);
     v[0] = w0.x, v[1] = w0.y, v[2] = w0.z, v[3] = w0.w, v[4] = w1.x, v[5] = w1.y, v[6] = w1.z, v[7] = w1.w;
+}
+
+/* Strip st as (column strip qi, output row oh, image n): 32-bit multiply-shift divisions where
+ * the strips fit 31 bits (64-bit division costs ~70 instructions), else 64-bit. */
+static __device__ __forceinline__ void dw_decode(const dw_args_t &a, int64_t st, int64_t &qi, int64_t &oh, int64_t &n)
+{
+    if (a.fd_ok) {
+        const int s32 = (int)st, row = igemm_fastdiv_div(s32, a.fd_qs), img = igemm_fastdiv_div(row, a.fd_p);
+        qi = s32 - row * a.fd_qs.d, oh = row - img * a.fd_p.d, n = img;
+    } else {
+        const int64_t row = st / a.qs;
+        qi = st - row * a.qs, oh = row % a.p.p, n = row / a.p.p;
+    }
 }
 
 /* acc[0..7] += w[0..7] * x[0..7] */
@@ -200,8 +219,8 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
     const int S = S_T > 0 ? S_T : (int)p.s;
     for (int64_t st = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; st < a.strips;
          st += (int64_t)gridDim.x * blockDim.y) {
-        const int64_t qi = st % a.qs, row = st / a.qs;
-        const int64_t oh = row % p.p, n = row / p.p;
+        int64_t qi, oh, n;
+        dw_decode(a, st, qi, oh, n);
         const int64_t ow0 = qi * OWT;
         float acc[OWT][8];
 #pragma unroll
@@ -304,12 +323,12 @@ static __device__ __forceinline__ void dw_window2(uint32_t (&v)[NCOL], const uin
                                                  int64_t n, int64_t ih, int64_t iw0, int64_t ch)
 {
     const bool row_ok = ih >= 0 && ih < p.h;
-    const uint16_t *xrow = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch;
+    const int lo = row_ok ? (iw0 < 0 ? (int)(-iw0 < NCOL ? -iw0 : NCOL) : 0) : NCOL;
+    const int hi = p.w - iw0 < NCOL ? (int)(p.w - iw0) : NCOL;
+    const uint16_t *x0 = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch + (iw0 + lo) * p.c;
+    const int c32 = (int)p.c;
 #pragma unroll
-    for (int j = 0; j < NCOL; j++) {
-        const int64_t iw = iw0 + j;
-        v[j] = row_ok && iw >= 0 && iw < p.w ? __ldg((const unsigned int *)(xrow + iw * p.c)) : 0u;
-    }
+    for (int j = 0; j < NCOL; j++) v[j] = j >= lo && j < hi ? __ldg((const unsigned int *)(x0 + (j - lo) * c32)) : 0u;
 }
 
 /* The epilogue of the channel pair ch, ch+1 at output element index yidx (NHWC), stored to y. */
@@ -382,8 +401,8 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw2_kernel(const __grid_con
     const float *wcol = wsm + 2 * threadIdx.x; /* this pair's weights: wcol[tap * CB], +1 */
     for (int64_t st = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; st < a.strips;
          st += (int64_t)gridDim.x * blockDim.y) {
-        const int64_t qi = st % a.qs, row = st / a.qs;
-        const int64_t oh = row % p.p, n = row / p.p;
+        int64_t qi, oh, n;
+        dw_decode(a, st, qi, oh, n);
         const int64_t ow0 = qi * OWT;
         float2 acc[OWT];
 #pragma unroll
@@ -453,6 +472,10 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     if (p->groups == 1 || p->groups != p->c || p->k != p->c) {
         DW_WHY("groups = %lld, c = %lld, k = %lld: takes depthwise convs (groups = c = k)", (long long)p->groups,
                (long long)p->c, (long long)p->k);
+        return 0;
+    }
+    if (p->c > ((int64_t)1 << 26)) {
+        DW_WHY("c = %lld: the window's 32-bit offsets take c <= 2^26", (long long)p->c);
         return 0;
     }
     if (p->c % 8 != 0) {
@@ -553,6 +576,8 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.p = *p;
     a.qs = (p->q + c->owt - 1) / c->owt;
     a.strips = p->n * p->p * a.qs;
+    a.fd_ok = a.strips < ((int64_t)1 << 31);
+    if (a.fd_ok) a.fd_qs = igemm_fastdiv_make((int32_t)a.qs), a.fd_p = igemm_fastdiv_make((int32_t)p->p);
     a.cbv = c->cbv;
     dw_state_t *ds = (dw_state_t *)state;
     const cudaStream_t st = (cudaStream_t)stream;
