@@ -168,7 +168,7 @@ static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p
 #pragma unroll
         for (int i = 0; i < 8; i++) v[i] = fmaxf(v[i], 0.0f);
     } else if (p.act != IGEMM_ACT_NONE) {
-#pragma unroll 1
+#pragma unroll
         for (int i = 0; i < 8; i++) v[i] = igemm_act_dev_noinline(p.act, v[i], p.act_param);
     }
     if (p.out_dtype == IGEMM_DTYPE_F32) {
