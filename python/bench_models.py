@@ -12,6 +12,8 @@ the fold is really tested), in eval mode, `dtype`, channels_last. Variants:
   compile          torch.compile(model) (default mode)
   compile-max      torch.compile(model, mode="max-autotune-no-cudagraphs")
   igemm            igemm.optimize(model): convs on igemm, BN folded, activation/residual fused
+  igemm-dw         igemm.optimize(model, grouped="depthwise"): the depthwise convs too (only with
+                   --variants)
   ... + "+graph"   the same captured in a CUDA graph and replayed
 Time per forward: CUDA events around --reps back-to-back calls (eager variants: host cost
 included, as a user meets it) or replays, median of 5 such groups, after warm-up. Error: max
@@ -38,6 +40,7 @@ from bench_util import print_table, write_csv  # noqa: E402
 DEFAULT_MODELS = ("resnet18,resnet50,resnext50_32x4d,mobilenet_v2,mobilenet_v3_large,"
                   "efficientnet_b0,convnext_tiny,regnet_y_400mf,vgg16")
 VARIANTS = ("eager", "compile", "compile-max", "igemm")
+EXTRA_VARIANTS = ("igemm-dw",)  # igemm.optimize(grouped="depthwise"): asked for by --variants
 
 
 def log(*a):
@@ -121,6 +124,8 @@ def bench_model(name, batch, args, dtype, device):
             fns[v] = torch.compile(base, mode="max-autotune-no-cudagraphs")
         elif v == "igemm":
             fns[v] = igemm.optimize(build(name).to(device), dtype=dtype)
+        elif v == "igemm-dw":
+            fns[v] = igemm.optimize(build(name).to(device), dtype=dtype, grouped="depthwise")
     rows = []
     for v, fn in fns.items():
         row = {"model": name, "batch": batch, "variant": v}
@@ -208,16 +213,16 @@ def main(argv=None):
     if not batches or min(batches) < 1:
         ap.error("--batch %r: expected batch sizes >= 1" % args.batch)
     args.variants = [v for v in args.variants.split(",") if v]
-    bad = [v for v in args.variants if v not in VARIANTS]
+    bad = [v for v in args.variants if v not in VARIANTS + EXTRA_VARIANTS]
     if bad:
-        ap.error("--variants: unknown %s (expected some of %s)" % (bad, ",".join(VARIANTS)))
+        ap.error("--variants: unknown %s (expected some of %s)" % (bad, ",".join(VARIANTS + EXTRA_VARIANTS)))
     device = args.device
     if device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: no CUDA device (use --device cpu for a smoke run)")
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     if device == "cpu":
         dtype = torch.float32
-        args.variants = [v for v in args.variants if v in ("eager", "igemm")]
+        args.variants = [v for v in args.variants if v in ("eager", "igemm", "igemm-dw")]
     models = [m for m in args.model.split(",") if m]
     rows = []
     for i, name in enumerate(models):

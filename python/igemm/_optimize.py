@@ -217,11 +217,23 @@ def _folded_torch_conv(conv, bn):
     return out.to(device=conv.weight.device)
 
 
+def _is_depthwise(conv):
+    """One filter per channel (groups = in = out channels) of a multiple of 8 channels: the convs
+    igemm's depthwise family takes (src/mem/depthwise.cu)."""
+    return (conv.groups > 1 and conv.groups == conv.in_channels == conv.out_channels
+            and conv.in_channels % 8 == 0)
+
+
 def _keep_in_torch(conv, grouped):
-    """Grouped and depthwise convs stay torch convs unless grouped=True: igemm runs them on its
-    general path (mma.sync), which measured 0.13-0.6x torch.compile on MobileNetV2/V3,
-    EfficientNet-B0, ConvNeXt-T and ResNeXt-50 (docs/perf.md, decisions.md "optimize-grouped")."""
-    return conv.groups > 1 and not grouped
+    """Grouped and depthwise convs stay torch convs unless grouped=True (all of them on igemm) or
+    grouped="depthwise" (the depthwise ones on igemm's depthwise family, the other grouped ones in
+    torch): igemm's general path for grouped convs measured 0.13-0.6x torch.compile on
+    MobileNetV2/V3, EfficientNet-B0, ConvNeXt-T and ResNeXt-50 (docs/perf.md, decisions.md
+    "optimize-grouped"); its depthwise family 0.56-1.00x PyTorch's kernels per layer plain,
+    1.01-1.89x with the fused epilogue (decisions.md "depthwise")."""
+    if conv.groups == 1 or grouped is True:
+        return False
+    return not (grouped == "depthwise" and _is_depthwise(conv))
 
 
 def _make(conv, bn, act, has_residual, dtype):
@@ -391,14 +403,18 @@ def optimize(model, dtype=None, report=False, grouped=False):
     trace it), or (module, OptimizeReport) with report=True. Raises ValueError for a model in
     training mode, TypeError for another dtype.
 
-    grouped: also run grouped and depthwise convs on igemm. By default they stay torch convs (a
-    following BatchNorm folded into their weights): igemm's general path for them is slower than
-    torch's kernels today (docs/perf.md)."""
+    grouped: False (default): grouped and depthwise convs stay torch convs (a following BatchNorm
+    folded into their weights); "depthwise": depthwise convs (groups = channels, a multiple of 8)
+    on igemm's depthwise family with BatchNorm and activation fused, other grouped convs in torch;
+    True: all of them on igemm (the grouped ones on its general path, slower than torch's kernels
+    today: docs/perf.md). Raises ValueError for another value."""
     if not isinstance(model, nn.Module):
         raise TypeError("model is a %s: expected a torch.nn.Module" % type(model).__name__)
     if model.training:
         raise ValueError("model.training = True: igemm.optimize is for inference; call "
                          "model.eval() first (BatchNorm is folded with its running statistics)")
+    if grouped not in (False, True, "depthwise"):
+        raise ValueError("grouped = %r: expected False, True or \"depthwise\"" % (grouped,))
     if dtype is None:
         dtype = _default_dtype(model)
     if dtype not in (torch.bfloat16, torch.float16, torch.float32):

@@ -155,6 +155,12 @@ def test_grouped_depthwise_dilated_same():
     # default: the grouped and depthwise convs stay torch convs with their BatchNorm folded in
     _, rep = check_cpu(m, x, dict(convs=1, batchnorms=2, activations=0, residuals=0))
     assert rep.grouped_in_torch == 2 and rep.convs_left == 2
+    # grouped="depthwise": the depthwise conv (16 channels, a multiple of 8) on igemm with its
+    # BatchNorm and SiLU, the grouped one (2 channels per group) in torch
+    _, rep = check_cpu(m, x, dict(convs=2, batchnorms=2, activations=1, residuals=0), grouped="depthwise")
+    assert rep.grouped_in_torch == 1 and rep.convs_left == 1
+    with pytest.raises(ValueError, match="grouped = 'all'"):
+        igemm.optimize(m.eval(), grouped="all")
 
 
 def test_untraceable_model_falls_back():
