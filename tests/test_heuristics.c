@@ -36,14 +36,15 @@ enum { SXM = FAKE_H100_SXM, PCIE = FAKE_H100_PCIE, OLDDRV = FAKE_H100_OLD_DRIVER
 
 /* ------------------------------------------------------------------ the table */
 
-enum { FAM_CONV = 1, FAM_STEM, FAM_FOLD, FAM_GENERAL, FAM_NONE };
+enum { FAM_CONV = 1, FAM_STEM, FAM_FOLD, FAM_GENERAL, FAM_MEMORY, FAM_NONE };
 enum { PLAIN = 0, FUSED = 1 };          /* FUSED: bias + ReLU + residual */
 enum { BF = 0, F16 = 1, F32OUT = 2 };   /* bf16 -> bf16, f16 -> f16, bf16 -> f32 */
 
 /* What the planner must choose. FAM_CONV: the sm90 conv plan; FAM_FOLD: the fold's rows (extra) and
  * the conv plan of the folded problem; FAM_STEM: raw (extra), tile pixels (bm), stages, grid, pdl;
- * FAM_GENERAL: the general path, `why` in the description; FAM_NONE: NOT_SUPPORTED, `why` in the
- * message. */
+ * FAM_GENERAL: the general path, `why` in the description; FAM_MEMORY: a memory-bound family (the
+ * few-row or the depthwise kernel), `why` in the description; FAM_NONE: NOT_SUPPORTED, `why` in
+ * the message. */
 typedef struct want {
     int fam, kernel, bm, bn, nc, stages, boxes, resident, halo, split, grid, pdl, extra;
     const char *why;
@@ -55,6 +56,7 @@ typedef struct want {
     {FAM_FOLD, IGEMM_KERNEL_##k, bm, bn, nc, st, es, br, halo, sp, grid, pdl, f, NULL}
 #define STEM(raw, tp, st, grid, pdl) {FAM_STEM, IGEMM_KERNEL_STEM_ROWS, tp, 64, 3, st, 2, 1, 0, 1, grid, pdl, raw, NULL}
 #define GENERAL(why) {FAM_GENERAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, why}
+#define MEMORY(why) {FAM_MEMORY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, why}
 #define FAILS(why) {FAM_NONE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, why}
 
 typedef struct hrow {
@@ -98,7 +100,7 @@ static void actual_want(const struct igemm_plan *plan, igemm_status_t st, want_t
         const want_t s = STEM(sp->raw, sp->tp, sp->stages, sp->grid, sp->pdl);
         *a = s;
     } else {
-        a->fam = FAM_GENERAL;
+        a->fam = plan->main.family->path == IGEMM_PATH_MEMORY ? FAM_MEMORY : FAM_GENERAL;
     }
     if (conv) {
         const sm90_plan_t *p = igemm_family_priv(&conv->cfg, const sm90_plan_t);
@@ -133,6 +135,7 @@ static void want_str(const want_t *w, const char *msg, char *buf, size_t n)
         snprintf(buf, n, "STEM(%d, %d, %d, %d, %d)", w->extra, w->bm, w->stages, w->grid, w->pdl);
         break;
     case FAM_GENERAL: snprintf(buf, n, "GENERAL(\"%s\")", msg); break;
+    case FAM_MEMORY: snprintf(buf, n, "MEMORY(\"%s\")", msg); break;
     default: snprintf(buf, n, "FAILS(\"%s\")", msg); break;
     }
 }
@@ -225,7 +228,7 @@ static void run_table(const hrow_t *rows, int nrows)
             check_conv_invariants(r->name, igemm_family_priv(&conv->cfg, const sm90_plan_t), &h, &plan.dev);
         }
         /* a TMA plan has the general path for unaligned pointers (planned without the kernel hint) */
-        if (a.fam != FAM_GENERAL)
+        if (a.fam != FAM_GENERAL && a.fam != FAM_MEMORY)
             CHECK_MSG(plan.fallback.family && !strcmp(plan.fallback.family->name, "sm80_mma_sync"),
                       "%s: no general fallback for unaligned pointers", r->name);
     }
@@ -395,7 +398,23 @@ static const hrow_t k_layers[] = {
     {"c3 3x3 stride 1", L(8, 64, 64, 3, 32, 3, 3, 1, 1), FUSED, BF, SXM, "",
      FOLD(1, COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     {"r50_l1_3x3_64 A100", L(32, 56, 56, 64, 64, 3, 3, 1, 1), PLAIN, BF, A100, "", GENERAL("device cc 8.0")},
-    {"depthwise 3x3 32", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "", GENERAL("groups = 32")},
+    {"depthwise 3x3 32", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
+     MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): 8-channel vectors")},
+    {"depthwise 7x7 192", LG(32, 28, 28, 192, 192, 7, 7, 1, 3, 192), FUSED, BF, SXM, "",
+     MEMORY("kernel mem_depthwise: depthwise 7x7 (stride 1x1, dilation 1x1): channel pairs")},
+    {"depthwise 5x5 A100", LG(8, 28, 28, 240, 240, 5, 5, 2, 2, 240), PLAIN, F16, A100, "",
+     MEMORY("kernel mem_depthwise: depthwise 5x5 (stride 2x2")},
+    {"grouped 3x3 g32", LG(32, 28, 28, 256, 256, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
+     GENERAL("mem_depthwise not taken: groups = 32, c = 256, k = 256")},
+    /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K, units within half the SMs */
+    {"decode_b64 (GEMM 64x4096x4096)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PIXELS_N, 64, 128, 2, 8, 0, 0, 0, 2, 64, 1)},
+    {"classifier b32 (GEMM 32x1000x2048)", L(1, 1, 32, 2048, 1000, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PIXELS_N, 32, 128, 2, 8, 0, 0, 0, 4, 32, 1)},
+    {"r50_l4_3x3_512_b1", L(1, 7, 7, 512, 512, 3, 3, 1, 1), FUSED, BF, SXM, "",
+     CONV(PIXELS_N, 64, 128, 2, 8, 0, 0, 0, 9, 36, 1)},
+    {"decode_b128 (64 tiles: no split fits half the SMs)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 64, 1)},
 };
 
 /* Each hint field at least once, honoured. */
