@@ -305,18 +305,7 @@ static igemm_status_t gemm_strided_plan(igemm_plan_t **plan_out, const igemm_gem
     igemm_plan_t *plan = NULL;
     igemm_status_t st = plan_new(&plan, &proxy, epi, opts);
     if (st) return st;
-#ifdef IGEMM_HAVE_CUDA
-    plan->main.family = &igemm_family_sm80_gemm;
-    igemm_gemm_strided_config(g, plan->dev.sm_count, &plan->main.cfg);
-    snprintf(plan->describe, sizeof plan->describe,
-             "GEMM %lld x %lld x %lld, batch %lld, B %s, lda %lld ldb %lld ldd %lld: path general, kernel %s (%s). "
-             "Chosen because the conv engine cannot take it: %s. On %s.",
-             (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch,
-             g->b_kn ? "K x N" : "N x K", (long long)g->lda, (long long)g->ldb, (long long)g->ldd,
-             igemm_family_sm80_gemm.name, plan->main.cfg.desc, why, plan->dev.name);
-#else
-    (void)g, (void)why;
-#endif
+    igemm_planner_gemm_strided(plan, g, why);
     *plan_out = plan;
     return IGEMM_STATUS_SUCCESS;
 }

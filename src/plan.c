@@ -13,6 +13,7 @@
  * its path that do not rewrite, and runs it through the igemm_inner_t callback.
  */
 #include "plan.h"
+#include "gemm_problem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +357,22 @@ static igemm_status_t inner_run(const igemm_inner_t *self, const void *x, const 
 }
 
 static int aligned16(const void *ptr) { return ((uintptr_t)ptr & 15u) == 0; }
+
+void igemm_planner_gemm_strided(struct igemm_plan *plan, const struct igemm_gemm_params *g, const char *why)
+{
+#ifdef IGEMM_HAVE_CUDA
+    plan->main.family = &igemm_family_sm80_gemm;
+    igemm_gemm_strided_config(g, plan->dev.sm_count, &plan->main.cfg);
+    snprintf(plan->describe, sizeof plan->describe,
+             "GEMM %lld x %lld x %lld, batch %lld, B %s, lda %lld ldb %lld ldd %lld: path %s, kernel %s (%s). "
+             "Chosen because the conv engine cannot take it: %s. On %s.",
+             (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch, g->b_kn ? "K x N" : "N x K",
+             (long long)g->lda, (long long)g->ldb, (long long)g->ldd, path_name(igemm_family_sm80_gemm.path),
+             igemm_family_sm80_gemm.name, plan->main.cfg.desc, why, plan->dev.name);
+#else
+    (void)plan, (void)g, (void)why;
+#endif
+}
 
 igemm_status_t igemm_planner_run(struct igemm_plan *plan, const igemm_conv_params_t *run, void *stream)
 {

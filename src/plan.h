@@ -48,6 +48,12 @@ igemm_status_t igemm_hints_parse(const char *text, igemm_plan_hints_t *hints);
  * SUCCESS or NOT_SUPPORTED (the message says why each path refused). */
 igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path);
 
+/* Makes plan (its problem and device set) a plan of the validated GEMM g on the strided GEMM
+ * kernel (src/sm80/gemm_strided.cu), for GEMMs the conv engine cannot read (why: the mapping's
+ * reason, quoted in the description). No workspace. Without CUDA it leaves the plan empty. */
+struct igemm_gemm_params;
+void igemm_planner_gemm_strided(struct igemm_plan *plan, const struct igemm_gemm_params *g, const char *why);
+
 /* Runs the plan on the operands in `run` (plan->params with the pointers set), choosing the
  * fallback for unaligned pointers. Returns the family's status. */
 igemm_status_t igemm_planner_run(struct igemm_plan *plan, const igemm_conv_params_t *run, void *stream);
