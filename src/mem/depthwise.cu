@@ -69,18 +69,6 @@ static __device__ __forceinline__ float2 dw_f2(__nv_bfloat162 v) { return __bflo
 static __device__ __forceinline__ float dw_f1(__half v) { return __half2float(v); }
 static __device__ __forceinline__ float dw_f1(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-/* Eight 16-bit elements at p (16-byte aligned) as fp32. */
-template <typename T2>
-static __device__ __forceinline__ void dw_load8(const void *p, float f[8])
-{
-    const uint4 u = __ldg((const uint4 *)p);
-    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const float2 t = dw_f2(*(const T2 *)&w[i]);
-        f[2 * i] = t.x, f[2 * i + 1] = t.y;
-    }
-}
 
 /* Eight 16-bit elements (one 16-byte vector) as fp32. */
 template <typename T2>
@@ -94,11 +82,19 @@ static __device__ __forceinline__ void dw_unpack8(uint4 u, float f[8])
     }
 }
 
-/* The NCOL input vectors of channels ch.. at row ih, columns iw0 .. iw0 + NCOL - 1 of image n
- * (zero outside the input): all loads issued before any is used. */
-template <int NCOL, typename T>
-static __device__ __forceinline__ void dw_window(uint4 (&v)[NCOL], const T *x, const igemm_conv_params_t &p,
-                                                 int64_t n, int64_t ih, int64_t iw0, int64_t ch)
+/* Eight 16-bit elements at p (16-byte aligned) as fp32. */
+template <typename T2>
+static __device__ __forceinline__ void dw_load8(const void *p, float f[8])
+{
+    dw_unpack8<T2>(__ldg((const uint4 *)p), f);
+}
+
+/* The NCOL input vectors V (uint4: 8 channels, uint32_t: a channel pair) of channels ch.. at row
+ * ih, columns iw0 .. iw0 + NCOL - 1 of image n (zero outside the input): all loads issued before
+ * any is used. */
+template <int NCOL, typename V, typename T>
+static __device__ __forceinline__ void dw_window(V (&v)[NCOL], const T *x, const igemm_conv_params_t &p, int64_t n,
+                                                 int64_t ih, int64_t iw0, int64_t ch)
 {
     const bool row_ok = ih >= 0 && ih < p.h;
     /* the valid columns lo .. hi-1 of the window (32-bit compares per column), the offsets from
@@ -108,8 +104,7 @@ static __device__ __forceinline__ void dw_window(uint4 (&v)[NCOL], const T *x, c
     const T *x0 = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch + (iw0 + lo) * p.c;
     const int c32 = (int)p.c;
 #pragma unroll
-    for (int j = 0; j < NCOL; j++)
-        v[j] = j >= lo && j < hi ? __ldg((const uint4 *)(x0 + (j - lo) * c32)) : make_uint4(0u, 0u, 0u, 0u);
+    for (int j = 0; j < NCOL; j++) v[j] = j >= lo && j < hi ? __ldg((const V *)(x0 + (j - lo) * c32)) : V{};
 }
 
 /* The fp32 weights of 8 channels at shared address w (16-byte aligned). */
@@ -191,20 +186,19 @@ static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p
     }
 }
 
-template <typename T, typename T2, int S_T, int SW, int OWT>
-__global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_constant__ dw_args_t a)
+/* The CTA's prologue: after the programmatic-launch wait, the filters of channels c0 .. c0+CB-1
+ * into shared memory as fp32 [tap][CB] (read in the filter's [channel][tap] order: coalesced;
+ * channels past c zero), the barrier, then the dependents' trigger. */
+template <typename T>
+static __device__ __forceinline__ void dw_stage_filters(float *wsm, const igemm_conv_params_t &p, int64_t c0, int CB,
+                                                        int taps)
 {
-    extern __shared__ float4 dw_smem4[];
-    float *wsm = (float *)dw_smem4; /* [tap][CB] */
-    const igemm_conv_params_t &p = a.p;
-    const int CB = a.cbv * 8, taps = (int)(p.r * p.s);
-    const int64_t c0 = (int64_t)blockIdx.y * CB;
     const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x), nthr = (int)(blockDim.x * blockDim.y);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     ptx_griddepcontrol_wait(); /* launched with programmatic stream serialisation: data after this */
 #endif
     const T *w = (const T *)p.filter;
-    for (int i = tid; i < taps * CB; i += nthr) { /* read in the filter's order (coalesced) */
+    for (int i = tid; i < taps * CB; i += nthr) {
         const int cc = i / taps, tap = i - cc * taps;
         const int64_t ch = c0 + cc;
         wsm[tap * CB + cc] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
@@ -213,6 +207,17 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     ptx_griddepcontrol_launch_dependents();
 #endif
+}
+
+template <typename T, typename T2, int S_T, int SW, int OWT>
+__global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_constant__ dw_args_t a)
+{
+    extern __shared__ float4 dw_smem4[];
+    float *wsm = (float *)dw_smem4; /* [tap][CB] */
+    const igemm_conv_params_t &p = a.p;
+    const int CB = a.cbv * 8, taps = (int)(p.r * p.s);
+    const int64_t c0 = (int64_t)blockIdx.y * CB;
+    dw_stage_filters<T>(wsm, p, c0, CB, taps);
     const int64_t ch = c0 + 8 * (int64_t)threadIdx.x;
     if (ch >= p.c) return;
     const T *x = (const T *)p.x;
@@ -316,21 +321,6 @@ static __device__ __forceinline__ float2 dw_unpack2(uint32_t u)
     return dw_f2(*(const T2 *)&u);
 }
 
-/* The NCOL input pairs of channels ch, ch+1 at row ih, columns iw0 .. iw0 + NCOL - 1 of image n
- * (zero outside the input): all loads issued before any is used. */
-template <int NCOL>
-static __device__ __forceinline__ void dw_window2(uint32_t (&v)[NCOL], const uint16_t *x, const igemm_conv_params_t &p,
-                                                 int64_t n, int64_t ih, int64_t iw0, int64_t ch)
-{
-    const bool row_ok = ih >= 0 && ih < p.h;
-    const int lo = row_ok ? (iw0 < 0 ? (int)(-iw0 < NCOL ? -iw0 : NCOL) : 0) : NCOL;
-    const int hi = p.w - iw0 < NCOL ? (int)(p.w - iw0) : NCOL;
-    const uint16_t *x0 = x + ((n * p.h + (row_ok ? ih : 0)) * p.w) * p.c + ch + (iw0 + lo) * p.c;
-    const int c32 = (int)p.c;
-#pragma unroll
-    for (int j = 0; j < NCOL; j++) v[j] = j >= lo && j < hi ? __ldg((const unsigned int *)(x0 + (j - lo) * c32)) : 0u;
-}
-
 /* The epilogue of the channel pair ch, ch+1 at output element index yidx (NHWC), stored to y. */
 template <typename T2>
 static __device__ __forceinline__ void dw_epilogue2(const igemm_conv_params_t &p, float2 acc, int64_t ch, int64_t yidx)
@@ -381,20 +371,7 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw2_kernel(const __grid_con
     const igemm_conv_params_t &p = a.p;
     const int CB = a.cbv * 2, taps = (int)(p.r * p.s);
     const int64_t c0 = (int64_t)blockIdx.y * CB;
-    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x), nthr = (int)(blockDim.x * blockDim.y);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    ptx_griddepcontrol_wait(); /* launched with programmatic stream serialisation: data after this */
-#endif
-    const T *w = (const T *)p.filter;
-    for (int i = tid; i < taps * CB; i += nthr) { /* read in the filter's order (coalesced) */
-        const int cc = i / taps, tap = i - cc * taps;
-        const int64_t ch = c0 + cc;
-        wsm[tap * CB + cc] = ch < p.c ? dw_f1(w[ch * taps + tap]) : 0.0f;
-    }
-    __syncthreads();
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    ptx_griddepcontrol_launch_dependents();
-#endif
+    dw_stage_filters<T>(wsm, p, c0, CB, taps);
     const int64_t ch = c0 + 2 * (int64_t)threadIdx.x;
     if (ch >= p.c) return;
     const uint16_t *x = (const uint16_t *)p.x;
@@ -413,7 +390,7 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw2_kernel(const __grid_con
             const int64_t iw0 = ow0 * SW - p.pad_left;
             for (int r = 0; r < (int)p.r; r++) {
                 uint32_t win[NCOL];
-                dw_window2<NCOL>(win, x, p, n, oh * p.stride_h - p.pad_top + r * p.dil_h, iw0, ch);
+                dw_window<NCOL>(win, x, p, n, oh * p.stride_h - p.pad_top + r * p.dil_h, iw0, ch);
                 float2 wreg[S_T];
 #pragma unroll
                 for (int s = 0; s < S_T; s++) wreg[s] = *(const float2 *)(wcol + (r * S_T + s) * CB);

@@ -214,24 +214,16 @@ __global__ void __launch_bounds__(POOL_THREADS, 1) avgpool2d_kernel(const __grid
     }
 }
 
-template <typename T2>
-static cudaError_t avg_launch_dtype(const pool_args_t &a, int vec, int small, int pdl, void *stream)
+/* One launch of the max (avg = 0) or average pooling instance <T2, VEC, I>. */
+template <typename T2, int VEC, typename I>
+static cudaError_t pool_launch_instance(const cudaLaunchConfig_t *lc, const pool_args_t &a, int avg)
 {
-    const int64_t total = a.n * a.p * a.q * (vec ? a.c / 8 : a.c);
-    int64_t blocks = (total + POOL_THREADS - 1) / POOL_THREADS;
-    if (blocks > (1 << 20)) blocks = 1 << 20; /* grid-stride beyond */
-    cudaLaunchConfig_t lc;
-    cudaLaunchAttribute attr[1];
-    igemm_launch_config_1d(&lc, attr, (unsigned)blocks, POOL_THREADS, 0, stream, pdl);
-    if (vec)
-        return small ? cudaLaunchKernelEx(&lc, avgpool2d_kernel<T2, 8, int32_t>, a)
-                     : cudaLaunchKernelEx(&lc, avgpool2d_kernel<T2, 8, int64_t>, a);
-    return small ? cudaLaunchKernelEx(&lc, avgpool2d_kernel<T2, 1, int32_t>, a)
-                 : cudaLaunchKernelEx(&lc, avgpool2d_kernel<T2, 1, int64_t>, a);
+    return avg ? cudaLaunchKernelEx(lc, avgpool2d_kernel<T2, VEC, I>, a)
+               : cudaLaunchKernelEx(lc, maxpool2d_kernel<T2, VEC, I>, a);
 }
 
 template <typename T2>
-static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, int pdl, void *stream)
+static cudaError_t pool_launch_dtype(const pool_args_t &a, int avg, int vec, int small, int pdl, void *stream)
 {
     const int64_t total = a.n * a.p * a.q * (vec ? a.c / 8 : a.c);
     int64_t blocks = (total + POOL_THREADS - 1) / POOL_THREADS;
@@ -240,10 +232,10 @@ static cudaError_t pool_launch_dtype(const pool_args_t &a, int vec, int small, i
     cudaLaunchAttribute attr[1];
     igemm_launch_config_1d(&lc, attr, (unsigned)blocks, POOL_THREADS, 0, stream, pdl);
     if (vec)
-        return small ? cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 8, int32_t>, a)
-                     : cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 8, int64_t>, a);
-    return small ? cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 1, int32_t>, a)
-                 : cudaLaunchKernelEx(&lc, maxpool2d_kernel<T2, 1, int64_t>, a);
+        return small ? pool_launch_instance<T2, 8, int32_t>(&lc, a, avg)
+                     : pool_launch_instance<T2, 8, int64_t>(&lc, a, avg);
+    return small ? pool_launch_instance<T2, 1, int32_t>(&lc, a, avg)
+                 : pool_launch_instance<T2, 1, int64_t>(&lc, a, avg);
 }
 
 /* Whether launches on device dev may carry programmatic stream serialisation: sm_90+ and a driver
@@ -280,12 +272,9 @@ static igemm_status_t pool_launch(const igemm_pool_params_t *p, int avg, int cou
     int dev = 0, pdl = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) pdl = pool_pdl_ok(dev, &e);
-    if (e == cudaSuccess && avg)
-        e = p->dtype == IGEMM_DTYPE_BF16 ? avg_launch_dtype<__nv_bfloat162>(a, vec, small, pdl, stream)
-                                         : avg_launch_dtype<__half2>(a, vec, small, pdl, stream);
-    else if (e == cudaSuccess)
-        e = p->dtype == IGEMM_DTYPE_BF16 ? pool_launch_dtype<__nv_bfloat162>(a, vec, small, pdl, stream)
-                                         : pool_launch_dtype<__half2>(a, vec, small, pdl, stream);
+    if (e == cudaSuccess)
+        e = p->dtype == IGEMM_DTYPE_BF16 ? pool_launch_dtype<__nv_bfloat162>(a, avg, vec, small, pdl, stream)
+                                         : pool_launch_dtype<__half2>(a, avg, vec, small, pdl, stream);
     if (e == cudaSuccess) e = cudaGetLastError();
     else (void)cudaGetLastError();
     if (e != cudaSuccess)
