@@ -366,6 +366,30 @@ int sm90_run_hinted(problem_t *pb, const char *hints, const char *const *want, c
     return ok;
 }
 
+void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, data_rng_t *g, const char *want,
+                           const char *tag)
+{
+    problem_t pb;
+    if (problem_init(&pb, d, e, g, 1) == 0) {
+        igemm_plan_t *plan = NULL;
+        REQUIRE(igemm_plan_create(&plan, d, e, NULL) == IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(strstr(igemm_plan_describe(plan), want) != NULL, "%s", igemm_plan_describe(plan));
+        char run1[96];
+        snprintf(run1, sizeof run1, "%s run 1", tag);
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_EQ_INT(problem_check(&pb, run1, NULL), 0);
+        const size_t bytes = (size_t)pb.ye * pb.ysz;
+        void *first = malloc(bytes);
+        REQUIRE(first != NULL);
+        memcpy(first, pb.hout, bytes);
+        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
+        CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "two runs of one %s plan differ", tag);
+        free(first);
+        igemm_plan_destroy(plan);
+    }
+    problem_free(&pb);
+}
+
 int sm90_run_two(problem_t *pb, const char *base, const char *const var[2], const char *const *const want[2],
                  const char *tag, const char *what)
 {

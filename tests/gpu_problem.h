@@ -122,6 +122,12 @@ int sm90_run_hinted(problem_t *pb, const char *hints, const char *const *want, c
 int sm90_run_two(problem_t *pb, const char *base, const char *const var[2], const char *const *const want[2],
                  const char *tag, const char *what);
 
+/* Plans d / e under AUTO (its description must contain want), runs it twice on data from g: each
+ * run matches the reference (recorded under "<tag> run 1" / the check's tag) and the two agree bit
+ * for bit ("two runs of one <tag> plan differ"). */
+void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, data_rng_t *g, const char *want,
+                           const char *tag);
+
 /* The loop of the sm90 kernel tests: each of ncases problems (the desc of case i at byte offset
  * i * stride from descs: a field of a case struct) under each epilogue kind of epilogue_kind, with
  * the reference, data from seed; fn runs one problem (ci: its case, ek its epilogue kind) and

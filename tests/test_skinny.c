@@ -9,7 +9,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_problem.h"
@@ -178,23 +177,7 @@ TEST(gpu_skinny_planner)
     data_rng_t g = {test_seed(0x5c1b)};
     igemm_conv2d_desc_t d = conv_shape(2, 2, 3, 1024, 376, 1, 1, 1, 0, 1, 1, BF, F32);
     igemm_epilogue_t e = epilogue_kind(2);
-    problem_t pb;
-    if (problem_init(&pb, &d, &e, &g, 1) == 0) {
-        igemm_plan_t *plan = NULL;
-        REQUIRE(igemm_plan_create(&plan, &d, &e, NULL) == IGEMM_STATUS_SUCCESS);
-        CHECK_MSG(strstr(igemm_plan_describe(plan), "few rows (M = 12)") != NULL, "%s", igemm_plan_describe(plan));
-        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
-        CHECK_EQ_INT(problem_check(&pb, "skinny run 1", NULL), 0);
-        const size_t bytes = (size_t)pb.ye * pb.ysz;
-        void *first = malloc(bytes);
-        REQUIRE(first != NULL);
-        memcpy(first, pb.hout, bytes);
-        CHECK_EQ_INT(problem_run(&pb, plan, NULL), IGEMM_STATUS_SUCCESS);
-        CHECK_MSG(memcmp(first, pb.hout, bytes) == 0, "two runs of one skinny plan differ");
-        free(first);
-        igemm_plan_destroy(plan);
-    }
-    problem_free(&pb);
+    check_plan_repeatable(&d, &e, &g, "few rows (M = 12)", "skinny");
 }
 
 #endif
