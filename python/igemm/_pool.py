@@ -169,13 +169,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
                 y = c.launch(x)
                 if y is not None:
                     return y
-    if not isinstance(x, torch.Tensor):
-        raise TypeError("x is a %s: expected a torch.Tensor" % type(x).__name__)
-    if x.dim() != 4:
-        raise ValueError("x.dim() = %d (shape %s): expected 4-d (N, C, H, W)"
-                         % (x.dim(), tuple(x.shape)))
-    if x.device.type != "cuda":
-        raise ValueError("x.device = %s: igemm.max_pool2d runs on CUDA tensors" % (x.device,))
+    _check_x(x, "igemm.max_pool2d")
     kernel, stride_n, pads, dil = normalise(x, kernel_size, stride, padding, dilation, ceil_mode)
     if _t._direct_ok(x, x, None, None, None):
         y, call = _run(x, kernel, stride_n, pads, dil)
