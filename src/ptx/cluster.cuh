@@ -24,6 +24,15 @@ static __device__ __forceinline__ void ptx_barrier_cluster_arrive_relaxed(void)
     asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
 }
 
+/* barrier.cluster.arrive.release: this thread arrives at the cluster barrier, its earlier
+ * memory accesses (e.g. shared-memory stores that other CTAs of the cluster read after the
+ * barrier) ordered before the arrival at cluster scope. Costs a memory barrier: once per
+ * exchange, not in a loop. */
+static __device__ __forceinline__ void ptx_barrier_cluster_arrive_release(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+
 /* barrier.cluster.wait.acquire: waits until every non-exited thread of the cluster has
  * arrived; acquires at cluster scope. */
 static __device__ __forceinline__ void ptx_barrier_cluster_wait_acquire(void)
