@@ -406,13 +406,14 @@ static const hrow_t k_layers[] = {
      MEMORY("kernel mem_depthwise: depthwise 5x5 (stride 2x2")},
     {"grouped 3x3 g32", LG(32, 28, 28, 256, 256, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
      GENERAL("mem_depthwise not taken: groups = 32, c = 256, k = 256")},
-    /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K, units within half the SMs */
+    /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K in a cluster (2 staging
+     * boxes: the partial tile), units within half the SMs, at most 8 splits (a cluster) */
     {"decode_b64 (GEMM 64x4096x4096)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
-     CONV(PIXELS_N, 64, 128, 2, 8, 0, 0, 0, 2, 64, 1)},
+     CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 2, 64, 1)},
     {"classifier b32 (GEMM 32x1000x2048)", L(1, 1, 32, 2048, 1000, 1, 1, 1, 0), PLAIN, BF, SXM, "",
-     CONV(PIXELS_N, 32, 128, 2, 8, 0, 0, 0, 4, 32, 1)},
+     CONV(PIXELS_N, 32, 128, 2, 8, 2, 0, 0, 4, 32, 1)},
     {"r50_l4_3x3_512_b1", L(1, 7, 7, 512, 512, 3, 3, 1, 1), FUSED, BF, SXM, "",
-     CONV(PIXELS_N, 64, 128, 2, 8, 0, 0, 0, 9, 36, 1)},
+     CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 8, 32, 1)},
     {"decode_b128 (64 tiles: no split fits half the SMs)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 64, 1)},
 };

@@ -236,17 +236,20 @@ static int pixels_n_split_one(problem_t *pb, int ci, int ek, const void *ctx)
     else hints[0] = '\0';
     snprintf(tile, sizeof tile, "tile %dx128x64", c->tp);
     snprintf(split, sizeof split, "x %d split(s)", c->split);
-    const char *want[] = {kernel_says(IGEMM_KERNEL_PIXELS_N), tile, c->split ? split : "", "split-K partials", NULL};
+    const char *want[] = {kernel_says(IGEMM_KERNEL_PIXELS_N), tile, c->split ? split : "", "summed through DSMEM",
+                          "!workspace", NULL};
     char tag[64];
     snprintf(tag, sizeof tag, "sm90 pixels as N, split-K, TP %d", c->tp);
     return sm90_run_hinted(pb, hints, want, tag);
 }
 
-/* Pixels as N with split-K (the pixels_n_sk instances: TP 32, 64; raw fp32 partial sums,
- * the reduce kernel applies the epilogue): few-row 1x1s as GEMMs (M = 64 of a decode step, M =
- * 32 of a classifier, N tails), 3x3 layers of batch 1 (pixel tails, a partial channel block,
- * stride 2), splits that do not divide the k-blocks, f32 and f16 y; and the planner's own pick
- * on a decode-like GEMM. */
+/* Pixels as N with split-K (the pixels_n_sk instances: TP 32, 64; a cluster of split_k CTAs per
+ * tile summing the partial tiles through distributed shared memory, each CTA applying the
+ * epilogue to its share of the pixels): few-row 1x1s as GEMMs (M = 64 of a decode step, M = 32 of
+ * a classifier, N tails), 3x3 layers of batch 1 (pixel tails, a partial channel block, stride 2),
+ * splits that do not divide the k-blocks, the largest cluster (8: more ranks than a TP 32 tile
+ * has 8-pixel groups, so some CTAs finish nothing), f32 and f16 y, every epilogue kind; and the
+ * planner's own pick on a decode-like GEMM. */
 TEST(gpu_sm90_pixels_n_split)
 {
     SKIP_WITHOUT_GPU();
@@ -257,6 +260,8 @@ TEST(gpu_sm90_pixels_n_split)
         {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 64, 2},    /* 100 pixels: 2 tiles, f32 y */
         {conv_shape(2, 7, 7, 40, 96, 3, 3, 1, 1, 1, 1, F16, F16), 64, 5},      /* c 40, 2 tiles, 9 k-blocks */
         {conv_shape(1, 13, 13, 128, 256, 3, 3, 2, 1, 1, 1, BF, BF), 64, 3},    /* stride 2: 49 pixels */
+        {conv_shape(1, 1, 40, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, BF), 32, 8},   /* cluster of 8, M and N tails */
+        {conv_shape(1, 1, 64, 1024, 256, 1, 1, 1, 0, 1, 1, F16, F32), 64, 7},  /* 16 k-blocks over 7, f32 y */
         {conv_shape(1, 1, 48, 2048, 1024, 1, 1, 1, 0, 1, 1, BF, BF), 64, 0},   /* the planner's pick */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);

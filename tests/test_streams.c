@@ -24,6 +24,7 @@ GPU_SKIP_TEST(gpu_stream_and_graph)
 GPU_SKIP_TEST(gpu_plans_share_kernel)
 GPU_SKIP_TEST(gpu_sm90_pdl_chain)
 GPU_SKIP_TEST(gpu_sm90_pdl_chain_split_cluster)
+GPU_SKIP_TEST(gpu_sm90_pdl_chain_pixn_cluster)
 GPU_SKIP_TEST(gpu_sm90_pdl_chain_small_grids)
 
 #else /* IGEMM_HAVE_CUDA */
@@ -272,12 +273,14 @@ static void pdl_chain(int L, int64_t N, int64_t H, int64_t W, int64_t C, const c
         const char *desc = igemm_plan_describe(plan[l]);
         CHECK_MSG(strstr(desc, layers[l].says) != NULL, "layer %d (hints \"%s\"): the plan should say \"%s\": %s", l,
                   layers[l].hints, layers[l].says, desc);
-        /* programmatic dependent launch: with pdl=1, for split in cluster, or on grids of at
-         * least 7/8 of the SMs; never with pdl=-1 or a driver older than CUDA 12.3 */
+        /* programmatic dependent launch: with pdl=1, for the cluster plans (split in cluster, split
+         * pixels as N: "DSMEM"), on grids of at least 7/8 or at most 5/8 of the SMs; never with
+         * pdl=-1 or a driver older than CUDA 12.3 */
         const char *gp = strstr(desc, ", grid ");
         const int grid = gp ? atoi(gp + strlen(", grid ")) : 0, sms = device_sm_count();
-        const int want_pdl = drv >= 12030 && (h.pdl == 1 || (h.pdl == 0 && (strstr(desc, "2-CTA cluster") != NULL ||
-                                                                             (int64_t)grid * 8 >= (int64_t)sms * 7)));
+        const int want_pdl = drv >= 12030 && (h.pdl == 1 || (h.pdl == 0 && (strstr(desc, "DSMEM") != NULL ||
+                                                                             (int64_t)grid * 8 >= (int64_t)sms * 7 ||
+                                                                             (int64_t)grid * 8 <= (int64_t)sms * 5)));
         const int has_pdl = strstr(desc, ", programmatic dependent launch") != NULL;
         CHECK_MSG(gp != NULL && grid >= 1, "layer %d: no grid in the description: %s", l, desc);
         CHECK_MSG(has_pdl == want_pdl, "layer %d (hints \"%s\", grid %d of %d SMs, driver %d): the plan should %suse "
@@ -393,6 +396,21 @@ TEST(gpu_sm90_pdl_chain_split_cluster)
     const chain_layer_t layers[4] = {{3, "kernel=split_cluster", skc}, {1, "kernel=split_cluster", skc},
                                      {3, "kernel=split_cluster", skc}, {3, "kernel=split_cluster", skc}};
     pdl_chain(4, 32, 7, 7, 512, layers, 0x9d2);
+}
+
+/* The same with pixels-as-N split-K plans (a cluster of split_k CTAs per tile, partial tiles summed
+ * through DSMEM, the epilogue in the kernel): the planner's own pick on a batch-1 7 x 7 x 512 3x3
+ * layer (8 splits) and forced ones of 2, 3 and 8 splits, TP 32 and 64, plain and fused layers. */
+TEST(gpu_sm90_pdl_chain_pixn_cluster)
+{
+    SKIP_WITHOUT_GPU();
+    if (!require_sm90()) return;
+    const char *const pxc = "split-K over a cluster of split_k CTAs";
+    const chain_layer_t layers[4] = {{3, "", pxc},
+                                     {1, "kernel=pixels_n,tile_m=32,split_k=3", pxc},
+                                     {3, "kernel=pixels_n,tile_m=64,split_k=8", pxc},
+                                     {1, "kernel=pixels_n,tile_m=64,split_k=2", pxc}};
+    pdl_chain(4, 1, 7, 7, 512, layers, 0x9d4);
 }
 
 /* PDL forced (pdl=1) on grids far under the SMs (the planner leaves it off there): each kernel's

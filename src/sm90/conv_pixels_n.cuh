@@ -13,17 +13,21 @@
  *                     then the pixels-as-N epilogue of its 64 channels (ldmatrix/stmatrix .trans
  *                     between the channel-major accumulators and a [pixel][channel] staging box,
  *                     TMA store of TP x 64).
- *                     Split-K instances (TP 32, 64; no TMA stores, plain epilogue): each unit
- *                     a k-range of a tile, its raw fp32 sums into the workspace
- *                     (sm90_pixn_store_partial), summed with the epilogue by the reduce kernel:
- *                     few-row GEMMs and 1x1s (decode, classifiers) spread over the SMs.
+ *                     Split-K instances (TP 32, 64; no TMA stores): a cluster of S = splits
+ *                     CTAs per tile, CTA rank r running k-range r; the partial tiles are summed
+ *                     through distributed shared memory and each rank finishes 1/S of the
+ *                     tile's pixel columns with the fused epilogue (core/cluster_sum.cuh): few-row
+ *                     GEMMs and 1x1s (decode, classifiers) spread over the SMs, one kernel.
  * SHARED MEMORY: S stages of TP x 128 B (A) + 16 KB (B), 2 x ES staging boxes of TP x 128 B (ES = 1
- *   on one-wave plans; none with split-K), the barriers (core/ring.cuh).
- * PTX: as conv_cooperative.cuh, plus ldmatrix/stmatrix .trans.
+ *   on one-wave plans; 2 with split-K: the partial tile sent to the cluster), the barriers
+ *   (core/ring.cuh).
+ * PTX: as conv_cooperative.cuh, plus ldmatrix/stmatrix .trans; split-K: barrier.cluster, mapa,
+ *   ld.shared::cluster.
  */
 #ifndef IGEMM_SM90_CONV_PIXELS_N_CUH
 #define IGEMM_SM90_CONV_PIXELS_N_CUH
 
+#include "core/cluster_sum.cuh"
 #include "core/epilogue.cuh"
 #include "core/mma.cuh"
 #include "core/producer.cuh"
@@ -36,9 +40,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                              const __grid_constant__ igemm_sm90_args_t a)
 {
     static_assert(BN == 128 && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES && HROWS == 1 &&
-                      (TMA_EPI || EPI == 0),
+                      (TMA_EPI || TP <= 64),
                   "pixels-as-N tiles: TP (a multiple of 16) pixels x 128 channels, 64 per consumer, TMA stores "
-                  "(or, split-K, raw partial sums)");
+                  "(or, split-K in a cluster, direct stores)");
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = (uint32_t)TP * SM90_BK * 2;
     constexpr uint32_t EBOX = (uint32_t)TP * 128u;
@@ -48,7 +52,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int S = a.stages;
     const int ES = a.epi_slots;
     const sm90_smem_t c = sm90_carve<A_STAGE, B_STAGE, EBOX, NC, false>(a, ptx_cvta_to_shared(smem_raw), S, ES);
-    const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
+    /* split-K (no TMA stores): one unit per CTA, cluster rank = split (units are split-major) */
+    const int rank = TMA_EPI ? 0 : (int)blockIdx.x % a.splits;
+    const int unit0 = TMA_EPI ? (int)blockIdx.x : rank * a.num_tiles + (int)blockIdx.x / a.splits;
+    const int unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers, the first k-blocks */
     sm90_setup<BN, false, false, true, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC), unit0);
@@ -67,7 +74,6 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     /* ------------------------------------------------------------ consumers 1, 2 */
     ptx_setmaxnreg_inc<SM90_CONSUMER_REGS(NC)>();
     const sm90_consumer_t C = sm90_consumer<EBOX>(c, wg, ES);
-    const bool partial = a.splits > 1;
     sm90_staging_t E = {0, -1, 0u};
     if (TMA_EPI && C.tid == 0) ptx_prefetch_tensormap(&tmap_y);
     float acc[WM][TP / 2];
@@ -79,7 +85,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         sm90_decode_unit<false>(a, unit, BN, m0, n0, kb0, kb1);
         const int nk = kb1 - kb0;
         const int nres = TMA_EPI && GENERAL ? sm90_res_chunks<BN, true>(a, n0) : 0; /* operand-ring residual */
-        if (GENERAL && !partial) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
+        if (GENERAL) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         /* this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
         float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
         if (GENERAL) sm90_pixn_factors(a, (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), pas0, pas1, pbi0, pbi1);
@@ -94,10 +100,10 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             sm90_epilogue_pixn<DT, TP, GENERAL, ACT_ANY, A_STAGE, EBOX>(a, &tmap_y, acc, C, E, c, S, ES, m0, n0, C.cw,
                                                                         false, nres, rstage, rphase, pas0, pas1, pbi0,
                                                                         pbi1);
-        } else { /* split-K (the instances without TMA stores): raw partial sums, the reduce kernel finishes */
-            const int split = partial ? igemm_fastdiv_div(unit, a.fd_tiles) : 0;
-            sm90_pixn_store_partial<TP>(a, acc[0], m0, (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), C.lane,
-                                        split);
+        } else { /* split-K (the instances without TMA stores): summed in the cluster */
+            sm90_pixn_cluster_sum<TP, GENERAL, ACT_ANY>(a, acc[0], C, m0,
+                                                        (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), rank,
+                                                        pas0, pas1, pbi0, pbi1);
         }
     }
     if (TMA_EPI && C.tid == 0) ptx_cp_async_bulk_wait_group_read<0>();

@@ -141,8 +141,10 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     const sm90_plan_t *pl = igemm_family_priv(cfg, const sm90_plan_t);
     sm90_state_t *st = sm90_state_of(state);
     const int bn = pl->bn;
-    /* split-K partials are raw sums (the reduce kernel applies the epilogue): plain instance */
-    const bool general = sm90_general_epilogue(p) && pl->split_k <= 1;
+    /* split-K partials through the workspace are raw sums (the reduce kernel applies the
+     * epilogue): plain instance; pixels-as-N plans sum their split in a cluster and apply it */
+    const bool general = sm90_general_epilogue(p) && (pl->split_k <= 1 || pl->pixels_n);
+    const bool reduce = pl->split_k > 1 && !pl->pixels_n; /* workspace + reduce kernel */
     /* TMA stores of y: y of the input dtype, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, pl->split_k);
     if (st->kern == NULL) { /* the plan's instance, found once */
@@ -158,7 +160,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     }
     const sm90_kernel_fn kern = st->kern;
     igemm_status_t rc;
-    if (pl->split_k > 1 && workspace == NULL)
+    if (reduce && workspace == NULL)
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: split-K %d needs a workspace of %zu B",
                                pl->split_k, cfg->workspace_bytes);
 
@@ -276,6 +278,13 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR,
                                "sm90 run: inconsistent split-in-cluster plan (grid %d for %d tiles, %d k-blocks)", grid,
                                (int)a.num_units, (int)a.k_iters);
+    /* split-K in a cluster (pixels as N): one unit per CTA, a cluster per tile */
+    if (pl->pixels_n && a.splits > 1 &&
+        (pl->cluster != a.splits || grid != a.num_units || a.splits > SM90_MAX_CLUSTER || a.epi_slots < 2))
+        return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR,
+                               "sm90 run: inconsistent split-in-cluster pixels-as-N plan (grid %d, %d units, cluster %d, "
+                               "%d splits)",
+                               grid, (int)a.num_units, pl->cluster, (int)a.splits);
     if (pl->b_reuse) { /* configure() set it only without split, with grid >= tiles_n */
         if (grid < a.tiles_n)
             return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "sm90 run: filter-resident plan with grid %d < %d N-tiles",
@@ -292,7 +301,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     a.vec2 = (p->gemm_n % 2) == 0;
     a.a_tiled = a_tiled;
     a.sb_vec2 = p->gemm_n % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
-    a.workspace = a.splits > 1 ? (float *)workspace : NULL;
+    a.workspace = reduce ? (float *)workspace : NULL;
     cudaError_t e;
     if (!st->smem_attr_done) {
         /* The limit is a process-wide attribute of the kernel, and plans of one kernel instance
@@ -313,9 +322,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         unsigned na = 0;
         memset(&lc, 0, sizeof lc);
         memset(attr, 0, sizeof attr);
-        if (skc) { /* 2-CTA clusters */
+        if (pl->cluster > 1) { /* split in cluster (2), pixels-as-N split-K (split_k) */
             attr[na].id = cudaLaunchAttributeClusterDimension;
-            attr[na].val.clusterDim.x = 2;
+            attr[na].val.clusterDim.x = (unsigned)pl->cluster;
             attr[na].val.clusterDim.y = 1;
             attr[na].val.clusterDim.z = 1;
             na++;
@@ -336,7 +345,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         else (void)cudaGetLastError();
     }
     if (e != cudaSuccess) return sm90_cuda_fail("conv kernel launch", e);
-    if (a.splits > 1) {
+    if (reduce) {
         const int64_t work = a.gemm_m * ((a.gemm_n + 3) / 4);
         int64_t blocks = (work + 255) / 256;
         const int64_t cap = (int64_t)grid * 8;

@@ -336,18 +336,19 @@ static int rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
     return taken;
 }
 
-/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32 or 64 pixels x 128 channels, each
- * unit a k-range of a tile, raw fp32 partial sums that the reduce kernel sums and finishes) for
- * problems of at most 128 output rows and 32+ k-blocks (few-row GEMMs: decode steps, classifiers;
- * batch-1 late layers): the row tiles of 128+ rows leave half or more of their MMA idle there and
- * few CTAs pull the whole filter. TP 32 for M <= 32, else 64 (TP 128 measured slower than two
- * rows of 64 on every shape: deleted). The split: as many as keep the units within half the SMs
- * and 8+ k-blocks per unit — more splits measured slower on every shape of the sweep (decode
- * M = 32 / 64 / 128, K = 4096 / 14336, the 32- and 128-row classifiers; docs/decisions.md
- * "pixn-split"); without a split of 2+ the rule does not apply. Estimated per k-block as the larger
- * of the MMA time (eff 0.5 / 0.7 for TP 32 / 64) and the stage's bytes at 87 GB/s per SM, at least
- * the operands' bytes at 3 TB/s, plus the row-tile model's split cost (the estimate is only
- * reported). kernel=pixels_n with split_k >= 2 forces it (tile_m picks TP). Returns 1 if taken. */
+/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32 or 64 pixels x 128 channels, a
+ * cluster of `split` CTAs per tile, each a k-range, the partial tiles summed through distributed
+ * shared memory: core/cluster_sum.cuh) for problems of at most 128 output rows and 32+ k-blocks
+ * (few-row GEMMs: decode steps, classifiers; batch-1 late layers): the row tiles of 128+ rows
+ * leave half or more of their MMA idle there and few CTAs pull the whole filter. TP 32 for M <= 32,
+ * else 64 (TP 128 measured slower than two rows of 64 on every shape: deleted). The split: as
+ * many as keep the units within half the SMs and 8+ k-blocks per unit, at most a cluster's 8 — more
+ * splits measured slower on every shape of the sweep (then through a workspace and a reduce
+ * kernel: docs/decisions.md "pixn-split", "pixn-cluster"); without a split of 2+ the rule does not
+ * apply. Estimated per k-block as the larger of the MMA time (eff 0.5 / 0.7 for TP 32 / 64) and
+ * the stage's bytes at 87 GB/s per SM, at least the operands' bytes at 3 TB/s, + 0.2 us and 0.6 us
+ * for the exchange (the estimate is only reported). kernel=pixels_n with split_k >= 2 forces it
+ * (tile_m picks TP). Returns 1 if taken. */
 static int rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
 {
     const igemm_plan_hints_t *h = c->h;
@@ -359,19 +360,20 @@ static int rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
     int64_t split = forced ? h->split_k : (c->sms / 2) / tiles;
     if (!forced) {
         if (split > c->k_iters / 8) split = c->k_iters / 8;
-        if (split > SM90_MAX_SPLITS) split = SM90_MAX_SPLITS;
+        if (split > SM90_MAX_CLUSTER) split = SM90_MAX_CLUSTER;
     }
-    if (split < 2 || split > c->k_iters || (double)split * (double)c->M * (double)c->N * 4.0 > (double)SM90_MAX_WORKSPACE)
+    if (split < 2 || split > c->k_iters || split > SM90_MAX_CLUSTER || h->grid || tiles * split > INT32_MAX / 2)
         return 0;
-    const int stages = stages_fit(tp, 128, 2, 0, 1, 0, c->smem);
+    /* two staging boxes per consumer: its partial tile for the cluster (TP x 256 B) */
+    const int stages = stages_fit(tp, 128, 2, 2, 1, 0, c->smem);
     if (stages < 2) return 0;
     const double t_mma = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * (tp == 32 ? 0.5 : 0.7));
     const double t_ld = (double)(tp + 128) * SM90_BK * 2.0 / 8.7e4;
     const double in_bytes = 2.0 * (double)SM90_BK * (double)c->k_iters * (double)(c->M + c->N);
     double t = (double)((c->k_iters + split - 1) / split) * (t_mma > t_ld ? t_mma : t_ld);
     if (t < in_bytes / 3.0e6) t = in_bytes / 3.0e6;
-    t += 0.2 + 4.0 + ((double)split * 8.0 + c->out_size) * (double)c->M * (double)c->N / 3.0e6;
-    *best = mkpick(1, 128, 2, (int)split, stages, 0, 0, tp);
+    t += 0.2 + 0.6;
+    *best = mkpick(1, 128, 2, (int)split, stages, 2, 0, tp);
     *best_t = t;
     return 1;
 }
@@ -547,8 +549,9 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     if (!psk && kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32 or 64 x 128; "
-                               "tile_m picks one) need split_k <= the k-blocks (%d) and a workspace within %d MiB",
-                               h->split_k, c.k_iters, (int)(SM90_MAX_WORKSPACE >> 20));
+                               "tile_m picks one) need split_k <= the k-blocks (%d), split_k <= %d (a cluster) and no "
+                               "grid hint",
+                               h->split_k, c.k_iters, SM90_MAX_CLUSTER);
     const int skc = skc0 && !psk;
     if (!skc && kern == IGEMM_KERNEL_SPLIT_CLUSTER)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
@@ -608,7 +611,8 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->split_k = best.split;
     pl->epi_slots = best.es;
     pl->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (best.pp || skc ? 1 : 2) : 0;
-    pl->grid = skc ? 2 * (int)units : (int)(units < max_ctas ? units : max_ctas);
+    pl->cluster = skc ? 2 : psk ? best.split : 1;
+    pl->grid = skc ? 2 * (int)units : psk ? (int)units : (int)(units < max_ctas ? units : max_ctas);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
      * before it in the stream. For grids of at least 7/8 of the SMs, grids of at most 5/8 (the
      * kernel before leaves SMs free for this one's CTAs to start on: ResNet-50 batch 1 replay
@@ -619,7 +623,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     {
         const int drv_ok = dev->driver_version >= 12030;
         const int64_t g8 = (int64_t)pl->grid * 8, s8 = c.sms;
-        const int grid_ok = h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5 || skc;
+        const int grid_ok = h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5 || pl->cluster > 1;
         pl->pdl = h->pdl >= 0 && grid_ok && drv_ok;
         if (!pl->pdl)
             pdl_why = h->pdl < 0 ? ", no programmatic dependent launch (hints.pdl = -1)"
@@ -629,7 +633,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->smem_bytes = smem_bytes(bm, best.bn, best.nc, best.stages, best.es, halo ? 1 + halo : best.tp > 0,
                                 best_br ? c.k_iters : 0);
     pl->smem_limit = dev->smem_optin_per_block;
-    cfg->workspace_bytes = best.split > 1 ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
+    cfg->workspace_bytes = best.split > 1 && !psk ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
@@ -644,19 +648,24 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",
              sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
+             : psk                            ? "y by direct stores (each CTA of the cluster 1/split_k of the tile's pixels)"
              : best.split > 1                 ? "y by direct stores (split-K partials)"
              : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
                                               : "y by direct stores (k % 8 != 0)",
-             skc ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)" : "no cluster", pl->grid,
-             (long long)tiles, best.split, best.split > 1 ? " (fp32 workspace + reduce)" : "", pl->smem_bytes, pdl_why,
+             skc   ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)"
+             : psk ? "split-K over a cluster of split_k CTAs (partial tiles summed through DSMEM)"
+                   : "no cluster",
+             pl->grid, (long long)tiles, best.split, best.split > 1 && !psk ? " (fp32 workspace + reduce)" : "",
+             pl->smem_bytes, pdl_why,
              best_t);
     return IGEMM_STATUS_SUCCESS;
 }
 
 void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_t *pl, sm90_instance_t *key)
 {
-    /* split-K partials are raw sums (the reduce kernel applies the epilogue): the plain instance */
-    const int general = sm90_general_epilogue(p) && pl->split_k <= 1;
+    /* split-K partials through the workspace are raw sums (the reduce kernel applies the epilogue):
+     * the plain instance; summed in a cluster (pixels as N), the kernel applies it */
+    const int general = sm90_general_epilogue(p) && (pl->split_k <= 1 || pl->pixels_n);
     memset(key, 0, sizeof *key);
     key->kernel = pl->kernel;
     key->dtype = (int)p->in_dtype;
@@ -668,5 +677,6 @@ void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_
     key->rows = pl->halo ? pl->halo : 1;
     key->tma = sm90_tma_store_ok(p, pl->split_k);
     key->epi = general ? sm90_epi_kind(p) : 0;
-    if (!key->tma && key->epi == 1) key->epi = 2; /* the direct-store path has instances 0 and 2 only */
+    /* the direct-store row tiles have instances 0 and 2 only; split pixels as N all three */
+    if (!key->tma && key->epi == 1 && !(pl->pixels_n && pl->split_k > 1)) key->epi = 2;
 }

@@ -28,6 +28,7 @@ extern "C" {
 #define SM90_MAX_STAGES 8
 #define SM90_GROUP_M 8        /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
+#define SM90_MAX_CLUSTER 8 /* CTAs per cluster (the portable maximum): split-K summed in a cluster */
 #define SM90_MAX_EPI_SLOTS 6  /* epilogue ring slots per consumer */
 #define SM90_MAX_WORKSPACE ((size_t)256 << 20)
 /* halo-row kernels: a ring stage holds one input row of a TP-pixel tile with its one-pixel halo
@@ -44,7 +45,9 @@ typedef struct sm90_plan {
     int pixels_n;      /* 1: the pixels are the wgmma N (TP = bm) */
     int halo;          /* halo rows: output rows per tile (1 or 2); 0 otherwise */
     int b_reuse;       /* filter resident: a B slot per k-block, one N-tile per CTA */
-    int split_k;       /* K splits (1 = none; >1: fp32 workspace + reduce kernel) */
+    int split_k;       /* K splits (1 = none; >1: fp32 workspace + reduce kernel, or with pixels
+                          as N summed in a cluster of split_k CTAs) */
+    int cluster;       /* CTAs per cluster (1: none; split in cluster 2; pixels-as-N split-K split_k) */
     int stages;        /* operand ring depth */
     int epi_slots;     /* staging boxes per consumer */
     int res_mode;      /* TMA-loaded residual: 1 epilogue ring, 2 operand ring, 0 none */

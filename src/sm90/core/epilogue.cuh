@@ -10,9 +10,6 @@
  *   sm90_epilogue_pixn   pixels as N: the consumer's 64 channels x TP pixels, through
  *                        ldmatrix/stmatrix .trans between the channel-major accumulators and the
  *                        [pixel][channel] boxes
- *   sm90_pixn_store_partial  pixels as N, split-K: the raw fp32 sums of the consumer's 64
- *                        channels x TP pixels into workspace[split] (the reduce kernel applies
- *                        the epilogue)
  * The staging ring of a consumer: ES boxes; a box is refilled (residual TMA-loaded, or written)
  * only once the TMA store of its previous contents has read it (cp.async.bulk.wait_group.read).
  */
@@ -577,25 +574,6 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
  * epilogue reads it and writes the output over it; otherwise it is in the tile's operand-ring
  * stages (nres > rch: chunk rch's stage). as0/bi0, as1/bi1: the factors of this thread's two
  * channels, loaded before the mainloop. */
-/* Pixels as N with split-K: the thread's accumulators (channel ch = the consumer's channel row
- * warp*16 + lane/4 of its 64, + 8 for elements 2, 3; pixel 8j + 2*(lane%4) (+1) of the tile, the
- * wgmma D fragment) as raw fp32 partial sums into workspace[split][pixel][channel]; pixels >= M
- * and channels >= N dropped. ch0: the channel of element 0 (n0 + 64 * consumer + warp * 16 +
- * lane / 4). Lanes of one lane % 4 write 8 consecutive channels (32 B). */
-template <int TP>
-static __device__ __forceinline__ void sm90_pixn_store_partial(const igemm_sm90_args_t &a, const float (&acc)[TP / 2],
-                                                               int64_t m0, int64_t ch0, int lane, int split)
-{
-    float *ws = a.workspace + (int64_t)split * a.gemm_m * a.gemm_n;
-#pragma unroll
-    for (int j = 0; j < TP / 8; j++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int64_t px = m0 + 8 * j + 2 * (lane & 3) + (e & 1), ch = ch0 + (e >> 1) * 8;
-            if (px < a.gemm_m && ch < a.gemm_n) ws[px * a.gemm_n + ch] = acc[4 * j + e];
-        }
-}
-
 template <int DT, int TP, bool GENERAL, bool ACT_ANY, uint32_t A_STAGE, uint32_t EBOX>
 static __device__ __forceinline__ void sm90_epilogue_pixn(const igemm_sm90_args_t &a, const CUtensorMap *tmap_y,
                                                           float (&acc)[1][TP / 2], const sm90_consumer_t &C,
