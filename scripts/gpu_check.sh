@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), gemmsweep (GEMM shapes x hint texts), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), gemmsweep (GEMM shapes x hint texts), ncugemm (ncu durations of ours and cuBLASLt on GEMM shapes), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -476,6 +476,20 @@ stage_gemmsweep() {
         | grep -vE "^(igemm|geomean|name|#|\[)" | awk -v c="$cfg" -v r=$rep 'NF>2{printf "gemmsweep rep %d %s  [%s]\n", r, $0, c}' | tee -a "$SUMMARY" >> "$OUT/diag.log"
     done
   done
+}
+stage_ncugemm() {
+  stamp ncugemm
+  # issue 27: kernel durations, grid and DRAM throughput of ours (main + reduce kernels) and
+  # cuBLASLt's kernels on the GEMM shapes of GS_SHAPES (ncu, one profiled call each)
+  grep -E "^(${GS_SHAPES:-llm_decode_b64|llm_decode_b256|cnn_fc|wide_k})," "${GS_FILE:-bench/gemm_shapes.csv}" > /tmp/ng.csv
+  while IFS= read -r s; do
+    echo "$s" > /tmp/ng1.csv
+    { echo "=== ncugemm ${s%%,*}"; timeout 150 ncu --clock-control none --launch-skip 0 --launch-count 40 --section SpeedOfLight --section LaunchStats --section MemoryWorkloadAnalysis \
+        ./build/igemm bench --gemm --shapes /tmp/ng1.csv --vs cublas --iters 2 --warmup 1 ${NG_HINTS:+--hints "$NG_HINTS"} 2>&1 \
+        | grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Grid Size|Cluster Size|Dynamic Shared|L2 Hit|dram__bytes|Mem Busy|Max Bandwidth" \
+        | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | awk '/\(/{k=substr($0,1,150); c[k]++} c[k]<=2' | head -80; } >> "$OUT/diag.log" 2>&1
+  done < /tmp/ng.csv
+  grep -E "=== ncugemm|^  [a-zA-Z_]|Duration|DRAM Throughput|Grid Size" "$OUT/diag.log" | cut -c1-170 | tee -a "$SUMMARY" > /dev/null
 }
 stage_abfused() {
   stamp abfused
