@@ -1,0 +1,384 @@
+/*
+ * narrow_1x1.cu — the narrow 1x1 family (mem_narrow, IGEMM_PATH_MEMORY): 1x1 convs (any stride,
+ * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
+ * projections to 16 channels, segmentation heads, few-class classifiers per pixel).
+ * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
+ * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
+ * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
+ * 16-pixel row blocks through mma.sync against it (docs/decisions.md "narrow-1x1").
+ *
+ * Algorithm (narrow_kernel<T, CH, KT, MT>): a persistent grid of NW_WARPS-warp CTAs. Set-up: the
+ * CTA copies the filter (K x C, KRSC with R = S = 1) into shared memory, rows padded to C32 (C
+ * rounded up to 32) with zeros, K rounded up to 8 with zero rows, row pitch NW_PITCH (conflict-free
+ * 16-byte reads by 8 lanes of two rows). Main loop: warp w of CTA b takes the pixel blocks
+ * (b * NW_WARPS + w) + i * (grid * NW_WARPS) of 16 * MT pixels: lane (g = lane/4, t = lane%4)
+ * loads 16 bytes (elements 8t .. 8t+7 of each 32-channel chunk) of pixel rows g and g + 8 of each of
+ * the MT 16-row blocks, all chunks at once (CH chunks at most: the loads of a block are in flight
+ * together), zeros past C and for padding pixels; per chunk and 8-channel output tile j (KT at most)
+ * the lane reads 16 bytes of filter row 8j + g at the same elements and feeds two mma.sync
+ * m16n8k16: the k order inside a chunk is permuted alike for both operands (MMA 1 takes elements
+ * 0-3 of each lane's 8 as k-slots {2t, 2t+1, 2t+8, 2t+9}, MMA 2 elements 4-7), which a dot product
+ * allows. Epilogue from the accumulators (rows g, g+8; channels 8j + 2t, +1): the fused epilogue
+ * (epilogue.cuh) with the run-time switches hoisted out of the unrolled loops, stores of two
+ * channels at a time where aligned.
+ * Layouts: x N x H x W x C (row m of the GEMM is output pixel m: x[img, p*sh - pt, q*sw - pl, :]),
+ * w K x C, y and the residual M x K. C % 8 == 0, 16-byte aligned x and w (the planner's fallback
+ * takes the rest). PTX: mma.sync (sm_80+), griddepcontrol on sm_90 (launched with programmatic
+ * stream serialisation: the wait comes before any global access).
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/epilogue.cuh"
+#include "../common/launch.h"
+#include "../error.h"
+#include "../internal.h"
+#include "../ptx/griddepcontrol.cuh"
+#include "../ptx/mma_sync.cuh"
+
+#define NW_WARPS 8
+#define NW_THREADS (32 * NW_WARPS)
+#define NW_MAX_C 64        /* input channels at most this (two 32-channel chunks) */
+#define NW_MAX_K 16        /* output channels at most this: measured faster than the sm90 tiles at
+                              k = 2 and 16, slower at k = 40, 96, 240 (decisions.md "narrow-1x1") */
+#define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
+
+/* shared-memory row pitch (bytes) of the filter for c32 (C rounded up to 32) channels: 16-byte reads
+ * of rows g, g+1 by lanes 8t apart stay conflict-free when the pitch is 64 mod 128 */
+static inline __host__ __device__ int nw_pitch(int64_t c32)
+{
+    const int b = (int)(c32 * 2);
+    return b % 128 == 64 ? b : b + 64;
+}
+
+typedef struct nw_args {
+    const void *x, *w;
+    void *y;
+    const float *scale, *bias;
+    const void *residual;
+    int64_t m;                 /* output pixels */
+    int32_t n, c, c32, pitch;  /* output channels, input channels, c rounded to 32, smem row pitch (B) */
+    int64_t h, w_in, pq, q;    /* input height, width; output pixels per image, output width */
+    int64_t stride_h, stride_w, pad_top, pad_left;
+    int64_t blocks;            /* pixel blocks of 16 * MT rows */
+    int plain;                 /* stride 1, no padding: output pixel m reads input pixel m */
+    float alpha, beta, act_param;
+    int act, has_scale, has_bias, has_residual, out_dtype;
+} nw_args_t;
+
+typedef struct nw_cfg {
+    int ch, kt, mt, pdl;
+    int64_t grid;
+    size_t smem;
+} nw_cfg_t;
+
+template <typename T> struct nw_mma;
+template <> struct nw_mma<__half> {
+    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
+    {
+        mma_sync_m16n8k16_row_col_f32_f16(d, a, b);
+    }
+};
+template <> struct nw_mma<__nv_bfloat16> {
+    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
+    {
+        mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
+    }
+};
+
+/* Stores v0, v1 at elements idx, idx + 1 of y (idx + 1 only if two); one 4- or 8-byte store where
+ * aligned. */
+static __device__ __forceinline__ void nw_store2(void *y, int64_t idx, int dtype, float v0, float v1, bool two)
+{
+    if (two && (idx & 1) == 0) {
+        if (dtype == IGEMM_DTYPE_F32) {
+            *(float2 *)((float *)y + idx) = make_float2(v0, v1);
+        } else if (dtype == IGEMM_DTYPE_F16) {
+            *(__half2 *)((__half *)y + idx) = __floats2half2_rn(v0, v1);
+        } else {
+            *(__nv_bfloat162 *)((__nv_bfloat16 *)y + idx) = __floats2bfloat162_rn(v0, v1);
+        }
+        return;
+    }
+    igemm_store_out(y, idx, dtype, v0);
+    if (two) igemm_store_out(y, idx + 1, dtype, v1);
+}
+
+/* The epilogue of a warp's MT x 16 pixels x KT*8 channels (acc[mt][j]: rows g, g+8 of block mt,
+ * channels 8j + 2t, +1). GENERAL: scale / bias / residual / activation (else y = alpha * acc);
+ * RES: with the residual; CALL: an activation besides ReLU / none, out of line. */
+template <int KT, int MT, bool GENERAL, bool RES, bool CALL>
+static __device__ __forceinline__ void nw_epilogue(const nw_args_t &a, float (&acc)[MT][KT][4], int64_t m0, int g,
+                                                   int t)
+{
+    const int kt = (a.n + 7) >> 3;
+    const bool relu = a.act == IGEMM_ACT_RELU;
+#pragma unroll
+    for (int j = 0; j < KT; j++) {
+        if (j >= kt) break;
+        const int n = 8 * j + 2 * t;
+        if (n >= a.n) continue;
+        const bool two = n + 1 < a.n;
+        float s0 = a.alpha, s1 = a.alpha, b0 = 0.0f, b1 = 0.0f;
+        if (GENERAL && a.has_scale) s0 *= __ldg(a.scale + n), s1 *= two ? __ldg(a.scale + n + 1) : 0.0f;
+        if (GENERAL && a.has_bias) b0 = __ldg(a.bias + n), b1 = two ? __ldg(a.bias + n + 1) : 0.0f;
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int hh = 0; hh < 2; hh++) {
+                const int64_t m = m0 + 16 * mt + g + 8 * hh;
+                if (m >= a.m) continue;
+                const int64_t yi = m * a.n + n;
+                float v0 = s0 * acc[mt][j][2 * hh], v1 = s1 * acc[mt][j][2 * hh + 1];
+                if (GENERAL) {
+                    v0 += b0, v1 += b1;
+                    if (RES) {
+                        v0 += a.beta * igemm_load_out(a.residual, yi, a.out_dtype);
+                        if (two) v1 += a.beta * igemm_load_out(a.residual, yi + 1, a.out_dtype);
+                    }
+                    if (CALL) {
+                        v0 = igemm_act_dev_noinline(a.act, v0, a.act_param);
+                        v1 = igemm_act_dev_noinline(a.act, v1, a.act_param);
+                    } else if (relu) {
+                        v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
+                    }
+                }
+                nw_store2(a.y, yi, a.out_dtype, v0, v1, two);
+            }
+    }
+}
+
+/* CH: 32-channel chunks at most (C <= 32 * CH); KT: 8-channel output tiles at most (K <= 8 * KT);
+ * MT: 16-pixel blocks per warp iteration. */
+template <typename T, int CH, int KT, int MT>
+__global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
+{
+    extern __shared__ __align__(16) uint8_t nw_smem[]; /* the filter: KT*8 rows of a.pitch bytes */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_wait();
+#endif
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const int kt = (a.n + 7) >> 3, nch = a.c32 >> 5;
+    /* the filter into shared memory, 16 bytes at a time; zeros past C and past K */
+    {
+        const int vrow = a.c32 >> 3; /* 16-byte vectors per padded row */
+        const int total = kt * 8 * vrow;
+        for (int i = threadIdx.x; i < total; i += NW_THREADS) {
+            const int row = i / vrow, v = i - row * vrow;
+            uint4 val = make_uint4(0u, 0u, 0u, 0u);
+            if (row < a.n && 8 * v < a.c) val = __ldg((const uint4 *)a.w + ((int64_t)row * a.c >> 3) + v);
+            *(uint4 *)(nw_smem + (size_t)row * a.pitch + 16 * v) = val;
+        }
+    }
+    __syncthreads();
+    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+    const int64_t step = (int64_t)gridDim.x * NW_WARPS;
+    for (int64_t blk = (int64_t)blockIdx.x * NW_WARPS + warp; blk < a.blocks; blk += step) {
+        const int64_t m0 = blk * (16 * MT);
+        /* this lane's x rows: pixel rows g, g + 8 of each block (their input pixel, or none) */
+        uint4 xr[MT][2][CH];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int hh = 0; hh < 2; hh++) {
+                const int64_t m = m0 + 16 * mt + g + 8 * hh;
+                bool ok = m < a.m;
+                const uint4 *src = (const uint4 *)a.x;
+                if (ok && a.plain) {
+                    src += m * a.c >> 3;
+                } else if (ok) {
+                    const int64_t img = m / a.pq, rem = m - img * a.pq;
+                    const int64_t pp = rem / a.q, qq = rem - pp * a.q;
+                    const int64_t ih = pp * a.stride_h - a.pad_top, iw = qq * a.stride_w - a.pad_left;
+                    ok = ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_in;
+                    src += ok ? (((img * a.h + ih) * a.w_in + iw) * a.c >> 3) : 0;
+                }
+#pragma unroll
+                for (int ch = 0; ch < CH; ch++) {
+                    const int e = 32 * ch + 8 * t; /* this lane's first element of the chunk */
+                    xr[mt][hh][ch] = ok && ch < nch && e < a.c ? __ldg(src + (e >> 3)) : zero;
+                }
+            }
+        float acc[MT][KT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int j = 0; j < KT; j++) acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0.0f;
+#pragma unroll
+        for (int ch = 0; ch < CH; ch++) {
+            if (ch >= nch) break;
+#pragma unroll
+            for (int j = 0; j < KT; j++) {
+                if (j >= kt) break;
+                const uint4 wv = *(const uint4 *)(nw_smem + (size_t)(8 * j + g) * a.pitch + 64 * ch + 16 * t);
+                const uint32_t b0[2] = {wv.x, wv.y}, b1[2] = {wv.z, wv.w};
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    const uint4 r0 = xr[mt][0][ch], r1 = xr[mt][1][ch];
+                    const uint32_t a0[4] = {r0.x, r1.x, r0.y, r1.y};
+                    const uint32_t a1[4] = {r0.z, r1.z, r0.w, r1.w};
+                    nw_mma<T>::run(acc[mt][j], a0, b0);
+                    nw_mma<T>::run(acc[mt][j], a1, b1);
+                }
+            }
+        }
+        const bool general = a.has_scale || a.has_bias || a.has_residual || a.act != IGEMM_ACT_NONE;
+        const bool call = a.act != IGEMM_ACT_NONE && a.act != IGEMM_ACT_RELU;
+        if (!general) nw_epilogue<KT, MT, false, false, false>(a, acc, m0, g, t);
+        else if (a.has_residual && call) nw_epilogue<KT, MT, true, true, true>(a, acc, m0, g, t);
+        else if (a.has_residual) nw_epilogue<KT, MT, true, true, false>(a, acc, m0, g, t);
+        else if (call) nw_epilogue<KT, MT, true, false, true>(a, acc, m0, g, t);
+        else nw_epilogue<KT, MT, true, false, false>(a, acc, m0, g, t);
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ptx_griddepcontrol_launch_dependents();
+#endif
+}
+
+/* ------------------------------------------------------------------ family */
+
+/* The instance: (CH, KT, MT) = (2, 4, 4): c <= 64, k <= 32 (the family takes k <= 16), 64 pixels
+ * per warp iteration, ~185 registers (one CTA per SM); the instances for k <= 96 / 256 and
+ * c <= 256 ran slower than the sm90 tiles and were deleted (decisions.md "narrow-1x1"). */
+static void nw_instance(int64_t c, int64_t k, int *ch, int *kt, int *mt)
+{
+    (void)c;
+    (void)k;
+    *ch = 2, *kt = 4, *mt = 4;
+}
+
+static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                       char *why, size_t why_len)
+{
+    static const igemm_plan_hints_t none = {}; /* zeros */
+    if (memcmp(h, &none, sizeof none) != 0) {
+        if (why && why_len) snprintf(why, why_len, "plan hints name sm90 settings");
+        return 0;
+    }
+    if (dev->cc_major < 8) {
+        if (why && why_len)
+            snprintf(why, why_len, "needs compute capability >= 8.0, device has %d.%d", dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    if (p->r != 1 || p->s != 1 || p->groups != 1) {
+        if (why && why_len)
+            snprintf(why, why_len, "filter %lldx%lld, groups %lld: takes 1x1 filters, groups 1", (long long)p->r,
+                     (long long)p->s, (long long)p->groups);
+        return 0;
+    }
+    if (p->c % 8 != 0) {
+        if (why && why_len) snprintf(why, why_len, "c = %lld: needs c %% 8 == 0 (16-byte rows)", (long long)p->c);
+        return 0;
+    }
+    if (p->c > NW_MAX_C || p->k > NW_MAX_K) {
+        if (why && why_len)
+            snprintf(why, why_len, "c = %lld, k = %lld: takes c <= %d and k <= %d (narrow)", (long long)p->c,
+                     (long long)p->k, NW_MAX_C, NW_MAX_K);
+        return 0;
+    }
+    if (p->gemm_m < NW_MIN_M) {
+        if (why && why_len)
+            snprintf(why, why_len, "M = %lld output rows: takes M >= %d (streaming pixels)", (long long)p->gemm_m,
+                     NW_MIN_M);
+        return 0;
+    }
+    return 1;
+}
+
+static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                   const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
+{
+    (void)h;
+    nw_cfg_t *c = igemm_family_priv(cfg, nw_cfg_t);
+    nw_instance(p->c, p->k, &c->ch, &c->kt, &c->mt);
+    const int64_t c32 = (p->c + 31) / 32 * 32;
+    c->smem = (size_t)((p->k + 7) / 8 * 8) * (size_t)nw_pitch(c32);
+    const int64_t blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
+    const int64_t ctas = (blocks + NW_WARPS - 1) / NW_WARPS;
+    const int64_t cap = 2 * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
+    c->grid = ctas < cap ? ctas : cap;
+    c->pdl = dev->cc_major >= 9 && dev->driver_version >= 12030;
+    cfg->workspace_bytes = 0;
+    const double bytes = (double)p->gemm_m * (double)(p->c + p->k) * 2.0;
+    snprintf(cfg->desc, sizeof cfg->desc,
+             "narrow 1x1 (c = %lld, k = %lld): the whole filter in shared memory (%zu B), each warp streaming "
+             "blocks of %d pixels through mma.sync m16n8k16 against it (%d x 32-channel chunks, %d x 8 output "
+             "channels), x read once by 16-byte loads and y written once (%.1f MB), fused epilogue; %d warps per "
+             "CTA, grid %lld%s",
+             (long long)p->c, (long long)p->k, c->smem, 16 * c->mt, (int)(c32 / 32), (int)((p->k + 7) / 8),
+             bytes / 1e6, NW_WARPS, (long long)c->grid, c->pdl ? ", programmatic dependent launch" : "");
+    return IGEMM_STATUS_SUCCESS;
+}
+
+template <typename T, int CH, int KT, int MT>
+static cudaError_t nw_launch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t st)
+{
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr;
+    igemm_launch_config_1d(&lc, &attr, (unsigned)c->grid, NW_THREADS, c->smem, st, c->pdl);
+    return cudaLaunchKernelEx(&lc, narrow_kernel<T, CH, KT, MT>, *a);
+}
+
+template <typename T>
+static cudaError_t nw_dispatch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t st)
+{
+    switch (c->ch * 1000 + c->kt * 10 + c->mt) {
+    case 2044: return nw_launch<T, 2, 4, 4>(a, c, st);
+    }
+    return cudaErrorInvalidValue;
+}
+
+static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
+                             void *state, void *stream, const igemm_inner_t *inner)
+{
+    (void)workspace;
+    (void)state;
+    (void)inner;
+    const nw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, nw_cfg_t);
+    nw_args_t a;
+    memset(&a, 0, sizeof a);
+    a.x = p->x;
+    a.w = p->filter;
+    a.y = p->y;
+    a.scale = p->scale;
+    a.bias = p->bias;
+    a.residual = p->residual;
+    a.m = p->gemm_m;
+    a.n = (int32_t)p->k;
+    a.c = (int32_t)p->c;
+    a.c32 = (int32_t)((p->c + 31) / 32 * 32);
+    a.pitch = nw_pitch(a.c32);
+    a.h = p->h;
+    a.w_in = p->w;
+    a.pq = p->p * p->q;
+    a.q = p->q;
+    a.stride_h = p->stride_h;
+    a.stride_w = p->stride_w;
+    a.pad_top = p->pad_top;
+    a.pad_left = p->pad_left;
+    a.blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
+    a.plain = p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 && p->p == p->h &&
+              p->q == p->w;
+    a.alpha = p->alpha;
+    a.beta = p->beta;
+    a.act_param = p->act_param;
+    a.act = p->act;
+    a.has_scale = p->has_scale;
+    a.has_bias = p->has_bias;
+    a.has_residual = p->has_residual;
+    a.out_dtype = p->out_dtype;
+    const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? nw_dispatch<__nv_bfloat16>(&a, c, (cudaStream_t)stream)
+                                                         : nw_dispatch<__half>(&a, c, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "narrow 1x1 launch (M = %lld, c = %lld, k = %lld): %s",
+                               (long long)a.m, (long long)p->c, (long long)p->k, cudaGetErrorString(e));
+    return IGEMM_STATUS_SUCCESS;
+}
+
+extern "C" const igemm_family_t igemm_family_narrow = {
+    "mem_narrow", IGEMM_PATH_MEMORY, 1, nw_supports, nw_configure, NULL, nw_run,
+};
