@@ -76,20 +76,6 @@ typedef struct nw_cfg {
     size_t smem;
 } nw_cfg_t;
 
-template <typename T> struct nw_mma;
-template <> struct nw_mma<__half> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
-    {
-        mma_sync_m16n8k16_row_col_f32_f16(d, a, b);
-    }
-};
-template <> struct nw_mma<__nv_bfloat16> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
-    {
-        mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
-    }
-};
-
 /* Stores v0, v1 at elements idx, idx + 1 of y (idx + 1 only if two); one 4- or 8-byte store where
  * aligned. */
 static __device__ __forceinline__ void nw_store2(void *y, int64_t idx, int dtype, float v0, float v1, bool two)
@@ -221,8 +207,8 @@ __global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
                     const uint4 r0 = xr[mt][0][ch], r1 = xr[mt][1][ch];
                     const uint32_t a0[4] = {r0.x, r1.x, r0.y, r1.y};
                     const uint32_t a1[4] = {r0.z, r1.z, r0.w, r1.w};
-                    nw_mma<T>::run(acc[mt][j], a0, b0);
-                    nw_mma<T>::run(acc[mt][j], a1, b1);
+                    mma_sync_m16n8k16_row_col_f32<T>(acc[mt][j], a0, b0);
+                    mma_sync_m16n8k16_row_col_f32<T>(acc[mt][j], a1, b1);
                 }
             }
         }

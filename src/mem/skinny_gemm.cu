@@ -59,20 +59,6 @@ typedef struct sk_cfg {
     int64_t grid;
 } sk_cfg_t;
 
-template <typename T> struct sk_mma;
-template <> struct sk_mma<__half> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
-    {
-        mma_sync_m16n8k16_row_col_f32_f16(d, a, b);
-    }
-};
-template <> struct sk_mma<__nv_bfloat16> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], const uint32_t b[2])
-    {
-        mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
-    }
-};
-
 template <typename T, int NT, int RT>
 __global__ void __launch_bounds__(SK_THREADS) skinny_kernel(sk_args_t a)
 {
@@ -140,10 +126,10 @@ __global__ void __launch_bounds__(SK_THREADS) skinny_kernel(sk_args_t a)
                 for (int nt = 0; nt < NT; nt++) {
                     const uint32_t a0[4] = {wr[u][rt][0].x, wr[u][rt][1].x, wr[u][rt][0].y, wr[u][rt][1].y};
                     const uint32_t b0[2] = {xr[u][nt].x, xr[u][nt].y};
-                    sk_mma<T>::run(acc[rt][nt], a0, b0);
+                    mma_sync_m16n8k16_row_col_f32<T>(acc[rt][nt], a0, b0);
                     const uint32_t a1[4] = {wr[u][rt][0].z, wr[u][rt][1].z, wr[u][rt][0].w, wr[u][rt][1].w};
                     const uint32_t b1[2] = {xr[u][nt].z, xr[u][nt].w};
-                    sk_mma<T>::run(acc[rt][nt], a1, b1);
+                    mma_sync_m16n8k16_row_col_f32<T>(acc[rt][nt], a1, b1);
                 }
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

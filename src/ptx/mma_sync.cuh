@@ -7,6 +7,8 @@
 #ifndef IGEMM_PTX_MMA_SYNC_CUH
 #define IGEMM_PTX_MMA_SYNC_CUH
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 /* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: d += a (f16) * b (f16), fp32 accumulate. */
@@ -27,6 +29,24 @@ static __device__ __forceinline__ void mma_sync_m16n8k16_row_col_f32_bf16(float 
         "{%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* The two forms above by the 16-bit element type T (__half or __nv_bfloat16), for kernels
+ * templated on it. */
+template <typename T>
+static __device__ __forceinline__ void mma_sync_m16n8k16_row_col_f32(float d[4], const uint32_t a[4],
+                                                                     const uint32_t b[2]);
+template <>
+__device__ __forceinline__ void mma_sync_m16n8k16_row_col_f32<__half>(float d[4], const uint32_t a[4],
+                                                                      const uint32_t b[2])
+{
+    mma_sync_m16n8k16_row_col_f32_f16(d, a, b);
+}
+template <>
+__device__ __forceinline__ void mma_sync_m16n8k16_row_col_f32<__nv_bfloat16>(float d[4], const uint32_t a[4],
+                                                                             const uint32_t b[2])
+{
+    mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
 }
 
 #endif /* IGEMM_PTX_MMA_SYNC_CUH */

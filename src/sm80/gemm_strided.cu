@@ -101,16 +101,6 @@ static __device__ __forceinline__ void gs_store_tile(uint16_t *stage, const uint
     }
 }
 
-template <typename T> static __device__ __forceinline__ void gs_mma(float d[4], const uint32_t a[4], const uint32_t b[2]);
-template <> __device__ __forceinline__ void gs_mma<__half>(float d[4], const uint32_t a[4], const uint32_t b[2])
-{
-    mma_sync_m16n8k16_row_col_f32_f16(d, a, b);
-}
-template <> __device__ __forceinline__ void gs_mma<__nv_bfloat16>(float d[4], const uint32_t a[4], const uint32_t b[2])
-{
-    mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
-}
-
 /* The warp's 64 x 32 share of one 128 x 128 x 32 stage (shared address sA). */
 template <typename T, bool KN>
 static __device__ __forceinline__ void gs_warp_mma(float acc[4][4][4], uint32_t sA, int wm, int wn, int lane)
@@ -139,7 +129,7 @@ static __device__ __forceinline__ void gs_warp_mma(float acc[4][4][4], uint32_t 
 #pragma unroll
         for (int mi = 0; mi < 4; mi++)
 #pragma unroll
-            for (int ni = 0; ni < 4; ni++) gs_mma<T>(acc[mi][ni], af[mi], bf[ni]);
+            for (int ni = 0; ni < 4; ni++) mma_sync_m16n8k16_row_col_f32<T>(acc[mi][ni], af[mi], bf[ni]);
     }
 }
 
