@@ -43,7 +43,7 @@ enum { BF = 0, F16 = 1, F32OUT = 2 };   /* bf16 -> bf16, f16 -> f16, bf16 -> f32
 /* What the planner must choose. FAM_CONV: the sm90 conv plan; FAM_FOLD: the fold's rows (extra) and
  * the conv plan of the folded problem; FAM_STEM: raw (extra), tile pixels (bm), stages, grid, pdl;
  * FAM_GENERAL: the general path, `why` in the description; FAM_MEMORY: a memory-bound family (the
- * few-row or the depthwise kernel), `why` in the description; FAM_NONE: NOT_SUPPORTED, `why` in
+ * few-row, the depthwise or the narrow 1x1 kernel), `why` in the description; FAM_NONE: NOT_SUPPORTED, `why` in
  * the message. */
 typedef struct want {
     int fam, kernel, bm, bn, nc, stages, boxes, resident, halo, split, grid, pdl, extra;
@@ -406,6 +406,11 @@ static const hrow_t k_layers[] = {
      MEMORY("kernel mem_depthwise: depthwise 5x5 (stride 2x2")},
     {"grouped 3x3 g32", LG(32, 28, 28, 256, 256, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
      GENERAL("mem_depthwise not taken: groups = 32, c = 256, k = 256")},
+    /* narrow 1x1s (c <= 64, k <= 16, 256+ pixels): the narrow family, on Hopper and Ampere */
+    {"mbv2_project_32_16", L(32, 112, 112, 32, 16, 1, 1, 1, 0), FUSED, BF, SXM, "",
+     MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 16)")},
+    {"seg_head_1x1_2 A100", L(4, 512, 512, 32, 2, 1, 1, 1, 0), PLAIN, F16, A100, "",
+     MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 2)")},
     /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K in a cluster (2 staging
      * boxes: the partial tile), units within half the SMs, at most 8 splits (a cluster) */
     {"decode_b64 (GEMM 64x4096x4096)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
