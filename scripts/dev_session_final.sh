@@ -28,6 +28,7 @@ export LD_LIBRARY_PATH=$NEW
 timeout 200 ./build/igemm bench --shapes bench/zoo.csv --vs cudnn --csv "$OUT/zoo_cli.csv" > "$OUT/zoo.log" 2>&1
 make torchop > /tmp/to.log 2>&1 || tail -3 /tmp/to.log
 IGEMM_LIBRARY=$NEW/libigemm.so PYTHONPATH=$PWD/python timeout 300 python3 python/bench.py --shapes bench/zoo.csv --no-compile --csv "$OUT/zoo_py.csv" >> "$OUT/zoo.log" 2>&1
+python3 scripts/zoo_table.py "$OUT/zoo_cli.csv" "$OUT/zoo_py.csv" > "$OUT/zoo_table.md" 2>&1
 IGEMM_LIBRARY=$NEW/libigemm.so PYTHONPATH=$PWD/python timeout 200 python3 python/bench_models.py --model resnet50 --batch 1 \
   --variants eager,compile,igemm --csv "$OUT/models.csv" > "$OUT/models.log" 2>&1
 }
