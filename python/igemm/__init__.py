@@ -40,8 +40,10 @@ def _load_torch_backend():
         from . import _torch as backend
         from . import _pool  # registers torch.ops.igemm.max_pool2d
         from . import _linear  # registers torch.ops.igemm.linear
+        from . import _matmul  # registers torch.ops.igemm.matmul
         backend.pool = _pool
         backend.linear = _linear
+        backend.matmul = _matmul
         _torch_backend = backend
     return _torch_backend
 
@@ -155,6 +157,19 @@ def linear(x, weight, bias=None, activation=None, *, scale=None, residual=None, 
                                         out_dtype)
 
 
+def matmul(a, b, *, out_dtype=None):
+    """d = a @ b with torch.matmul's semantics for a (..., M, K) and b (..., K, N) CUDA tensors of
+    float16 or bfloat16 (the same; batch dimensions broadcast); returns (..., M, N) in out_dtype
+    (default: a's; float32 keeps the fp32 accumulation). The operands are read in place where the
+    GEMM descriptor describes them (b stored K x N, or a transposed N x K matrix such as
+    weight.t(): the fast layout), else copied to contiguous tensors. Runs a cached GEMM plan
+    (igemm_gemm_plan_create) as the op torch.ops.igemm.matmul (torch.compile, CUDA graphs);
+    inference only. EXPERIMENTAL (issue 27). Raises ValueError / TypeError naming the argument,
+    IgemmError for what the library refuses."""
+    _load_torch_backend()
+    return _torch_backend.matmul.matmul(a, b, out_dtype)
+
+
 def plan_info(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scale=None,
               residual=None, alpha=1.0, beta=1.0, activation=None, out_dtype=None):
     """What igemm.conv2d runs for these torch CUDA tensors and arguments, as a dict:
@@ -206,6 +221,7 @@ def clear_plan_cache():
     if _torch_backend is not None:
         _torch_backend.clear_plan_cache()
         _torch_backend.linear.clear_cache()
+        _torch_backend.matmul.clear_cache()
 
 
 def plan_cache_size():
