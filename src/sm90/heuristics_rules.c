@@ -6,6 +6,7 @@
  * docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
  */
 #include "heuristics_rules.h"
+#include "heuristics_smem.h"
 
 /* 128 x 256 in place of 256 x 128 (the same tile count and operand bytes per MMA, but m64n256k16
  * steps: 10 KB of shared-memory reads per 128 tensor-core cycles instead of 12 KB) on layers of

@@ -2,8 +2,8 @@
  * heuristics_rules.h — what the sm90 conv planner (heuristics.c: supports(), the cost-model search
  * over the row tiles, configure()) shares with its rules (heuristics_rules.c: the measured
  * replacements of the search's pick — wide tiles, ping-pong, pixels as N with and without split-K,
- * pixels as N in ping-pong, halo rows, split in cluster, the resident filter). Plain C, host
- * only, private to src/sm90.
+ * pixels as N in ping-pong, halo rows, split in cluster, the resident filter). Both use the
+ * shared-memory budget of heuristics_smem.h. Plain C, host only, private to src/sm90.
  */
 #ifndef IGEMM_SM90_HEURISTICS_RULES_H
 #define IGEMM_SM90_HEURISTICS_RULES_H
@@ -36,14 +36,6 @@ typedef struct ctx {
     int tile_forced; /* a tile, consumer or split hint: the row-tile kernels only */
     int pp_ok;       /* TMA stores of y (the ping-pong and pixels-as-N kernels need them) */
 } ctx_t;
-
-/* heuristics.c: shared memory of a plan and the ring depth / staging boxes that fit (each
- * documented at its definition). */
-size_t sm90_h_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres);
-int sm90_h_stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin);
-int sm90_h_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin);
-int sm90_h_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave, int forced,
-                     int smem_optin);
 
 /* heuristics_rules.c: the rules, in the order configure() applies them (each documented at its
  * definition, with its measurement in docs/decisions.md). */
