@@ -1,7 +1,8 @@
 /*
  * sm90.h — what the Hopper families' host code (the plain-C heuristics: heuristics.c with
- * heuristics_rules.c and heuristics_smem.c, heuristics_stem.c) and their kernels share: the tile and shared-memory constants, the plans
- * the heuristics choose (kept in igemm_family_config_t.priv), and the heuristics' entry points.
+ * heuristics_rules.c and heuristics_smem.c, heuristics_stem.c) and their kernels share: the tile
+ * and shared-memory constants, the plans the heuristics choose (kept in
+ * igemm_family_config_t.priv), and the heuristics' entry points.
  * C11 and CUDA C; no CUDA header.
  */
 #ifndef IGEMM_SM90_H
