@@ -141,10 +141,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     const sm90_plan_t *pl = igemm_family_priv(cfg, const sm90_plan_t);
     sm90_state_t *st = sm90_state_of(state);
     const int bn = pl->bn;
-    /* split-K partials through the workspace are raw sums (the reduce kernel applies the
-     * epilogue): plain instance; pixels-as-N plans sum their split in a cluster and apply it */
-    const bool general = sm90_general_epilogue(p) && (pl->split_k <= 1 || pl->pixels_n);
-    const bool reduce = pl->split_k > 1 && !pl->pixels_n; /* workspace + reduce kernel */
+    const bool general = sm90_plan_general_epilogue(p, pl);
+    const bool reduce = sm90_plan_reduces(pl); /* workspace + reduce kernel */
     /* TMA stores of y: y of the input dtype, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
     const int tma_store = sm90_tma_store_ok(p, pl->split_k);
     if (st->kern == NULL) { /* the plan's instance, found once */

@@ -363,9 +363,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
 
 void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_t *pl, sm90_instance_t *key)
 {
-    /* split-K partials through the workspace are raw sums (the reduce kernel applies the epilogue):
-     * the plain instance; summed in a cluster (pixels as N), the kernel applies it */
-    const int general = sm90_general_epilogue(p) && (pl->split_k <= 1 || pl->pixels_n);
+    const int general = sm90_plan_general_epilogue(p, pl);
     memset(key, 0, sizeof *key);
     key->kernel = pl->kernel;
     key->dtype = (int)p->in_dtype;

@@ -80,6 +80,20 @@ static inline int sm90_general_epilogue(const igemm_conv_params_t *p)
     return p->has_scale || p->has_bias || p->has_residual || p->act != IGEMM_ACT_NONE;
 }
 
+/* 1 if the plan sums its split-K partials through the workspace and the reduce kernel (row tiles);
+ * pixels-as-N plans sum theirs in a cluster. */
+static inline int sm90_plan_reduces(const sm90_plan_t *pl)
+{
+    return pl->split_k > 1 && !pl->pixels_n;
+}
+
+/* 1 if the plan's kernel applies the general epilogue (scale/bias/residual/activation): not where
+ * the reduce kernel does (it gets the plain instance's raw sums). */
+static inline int sm90_plan_general_epilogue(const igemm_conv_params_t *p, const sm90_plan_t *pl)
+{
+    return sm90_general_epilogue(p) && !sm90_plan_reduces(pl);
+}
+
 /* The epilogue kind of the instances: 0 y = alpha * acc, 1 scale/bias/residual with no activation
  * or ReLU, 2 any activation (the rare ones out of line). */
 static inline int sm90_epi_kind(const igemm_conv_params_t *p)
