@@ -36,6 +36,7 @@
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
+#include "mem_1x1.h"
 
 #define SK_WARPS 8
 #define SK_THREADS (32 * SK_WARPS)
@@ -173,30 +174,11 @@ static int sk_nt(int64_t m) { return m <= 8 ? 1 : 2; }
 static int sk_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                        char *why, size_t why_len)
 {
-    static const igemm_plan_hints_t none = {}; /* zeros */
-    if (memcmp(h, &none, sizeof none) != 0) {
-        if (why && why_len) snprintf(why, why_len, "plan hints name sm90 settings");
-        return 0;
-    }
-    if (dev->cc_major < 8) {
-        if (why && why_len)
-            snprintf(why, why_len, "needs compute capability >= 8.0, device has %d.%d", dev->cc_major, dev->cc_minor);
-        return 0;
-    }
-    if (p->r != 1 || p->s != 1 || p->groups != 1) {
-        if (why && why_len)
-            snprintf(why, why_len, "filter %lldx%lld, groups %lld: takes 1x1 filters, groups 1", (long long)p->r,
-                     (long long)p->s, (long long)p->groups);
-        return 0;
-    }
+    if (!mem_1x1_supports(p, dev, h, why, why_len)) return 0;
     if (p->gemm_m > SK_MAX_M) {
         if (why && why_len)
             snprintf(why, why_len, "M = %lld output rows: takes M <= %d (few rows: bound by reading the filter)",
                      (long long)p->gemm_m, SK_MAX_M);
-        return 0;
-    }
-    if (p->c % 8 != 0) {
-        if (why && why_len) snprintf(why, why_len, "c = %lld: needs c %% 8 == 0 (16-byte rows)", (long long)p->c);
         return 0;
     }
     /* few output channels over a long K: a grid of a few CTAs cannot pull the filter at DRAM
