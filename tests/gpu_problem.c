@@ -366,6 +366,22 @@ int sm90_run_hinted(problem_t *pb, const char *hints, const char *const *want, c
     return ok;
 }
 
+igemm_status_t plan_text(const igemm_conv2d_desc_t *d, igemm_path_t path, const char *hints, char *out, size_t len)
+{
+    igemm_plan_options_t o = igemm_plan_options_default();
+    igemm_plan_hints_t h = igemm_plan_hints_default();
+    o.path = path;
+    if (hints) {
+        if (igemm_plan_hints_parse(hints, &h) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
+        o.hints = &h;
+    }
+    igemm_plan_t *plan = NULL;
+    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
+    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
+    igemm_plan_destroy(plan);
+    return st;
+}
+
 void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, data_rng_t *g, const char *want,
                            const char *tag)
 {

@@ -122,6 +122,11 @@ int sm90_run_hinted(problem_t *pb, const char *hints, const char *const *want, c
 int sm90_run_two(problem_t *pb, const char *base, const char *const var[2], const char *const *const want[2],
                  const char *tag, const char *what);
 
+/* Plans d (no epilogue) on path under hints (NULL: none) and writes the plan's description, or
+ * the error message, into out; returns the plan creation's status (INVALID_VALUE for hints that do
+ * not parse). */
+igemm_status_t plan_text(const igemm_conv2d_desc_t *d, igemm_path_t path, const char *hints, char *out, size_t len);
+
 /* Plans d / e under AUTO (its description must contain want), runs it twice on data from g: each
  * run matches the reference (recorded under "<tag> run 1" / the check's tag) and the two agree bit
  * for bit ("two runs of one <tag> plan differ"). */

@@ -87,34 +87,22 @@ TEST(gpu_depthwise_random)
     CHECK_EQ_INT(kinds, 3);
 }
 
-/* plan description of d under path (text), or the error */
-static igemm_status_t plan_of(const igemm_conv2d_desc_t *d, igemm_path_t path, char *out, size_t len)
-{
-    igemm_plan_options_t o = igemm_plan_options_default();
-    o.path = path;
-    igemm_plan_t *plan = NULL;
-    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
-    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
-    igemm_plan_destroy(plan);
-    return st;
-}
-
 TEST(gpu_depthwise_planner)
 {
     SKIP_WITHOUT_GPU();
     static char msg[4096];
     /* MobileNetV2's 3x3 depthwise: the family, with the reason of the window */
     igemm_conv2d_desc_t dw = conv_shape(2, 28, 28, 144, 144, 3, 3, 2, 1, 1, 144, BF, BF);
-    REQUIRE(plan_of(&dw, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&dw, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_depthwise") && strstr(msg, "depthwise 3x3 (stride 2x2"), "%s", msg);
     /* two channels per group, and c % 8 != 0: not this family (the reasons named) */
     igemm_conv2d_desc_t g2 = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 32, BF, BF);
-    CHECK_EQ_INT(plan_of(&g2, IGEMM_PATH_MEMORY, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&g2, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "groups = 32, c = 64") != NULL, "%s", msg);
     igemm_conv2d_desc_t c12 = conv_shape(1, 8, 8, 12, 12, 3, 3, 1, 1, 1, 12, BF, BF);
-    CHECK_EQ_INT(plan_of(&c12, IGEMM_PATH_MEMORY, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&c12, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "c = 12: needs c % 8 == 0") != NULL, "%s", msg);
-    REQUIRE(plan_of(&c12, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* another path takes it */
+    REQUIRE(plan_text(&c12, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* another path takes it */
     CHECK_MSG(strstr(msg, "kernel mem_depthwise") == NULL, "%s", msg);
 
     /* two runs of one plan agree bit for bit (and match the reference); a 7x7 of 768 channels

@@ -71,39 +71,27 @@ TEST(gpu_narrow_random)
     CHECK_EQ_INT(st.refused, 0);
 }
 
-/* plan description of d under path (text), or the error */
-static igemm_status_t plan_of(const igemm_conv2d_desc_t *d, igemm_path_t path, char *out, size_t len)
-{
-    igemm_plan_options_t o = igemm_plan_options_default();
-    o.path = path;
-    igemm_plan_t *plan = NULL;
-    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
-    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
-    igemm_plan_destroy(plan);
-    return st;
-}
-
 TEST(gpu_narrow_planner)
 {
     SKIP_WITHOUT_GPU();
     static char msg[4096];
     /* MobileNetV2's projection 32 -> 16 and a 2-class head of 64 channels: the family */
     igemm_conv2d_desc_t p1 = conv_shape(2, 56, 56, 32, 16, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&p1, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&p1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") && strstr(msg, "narrow 1x1 (c = 32, k = 16)"), "%s", msg);
     igemm_conv2d_desc_t p2 = conv_shape(2, 28, 28, 64, 2, 1, 1, 1, 0, 1, 1, F16, F16);
-    REQUIRE(plan_of(&p2, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&p2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") != NULL, "%s", msg);
     /* a wide 1x1, a 3x3 and a few-row 1x1: not this family (the reasons named) */
     igemm_conv2d_desc_t wide = conv_shape(2, 28, 28, 256, 256, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&wide, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&wide, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "mem_narrow not taken: c = 256, k = 256"), "%s",
               msg);
     igemm_conv2d_desc_t r3 = conv_shape(2, 28, 28, 32, 16, 3, 3, 1, 1, 1, 1, BF, BF);
-    CHECK_EQ_INT(plan_of(&r3, IGEMM_PATH_MEMORY, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&r3, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "takes 1x1 filters") != NULL, "%s", msg);
     igemm_conv2d_desc_t few = conv_shape(1, 10, 10, 32, 16, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&few, IGEMM_PATH_AUTO, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&few, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "mem_narrow not taken: M = 100 output rows") != NULL, "%s", msg);
 
     /* two runs of one plan agree bit for bit (and match the reference): c 48 -> k 13 with the

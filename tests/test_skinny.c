@@ -127,49 +127,32 @@ TEST(gpu_skinny_random)
     CHECK_MSG(mask == 3, "x-row groups covered: mask 0x%x", mask);
 }
 
-/* plan description of d under path / hints (text), or the error */
-static igemm_status_t plan_of(const igemm_conv2d_desc_t *d, igemm_path_t path, const char *hints, char *out, size_t len)
-{
-    igemm_plan_options_t o = igemm_plan_options_default();
-    igemm_plan_hints_t h = igemm_plan_hints_default();
-    o.path = path;
-    if (hints) {
-        if (igemm_plan_hints_parse(hints, &h) != IGEMM_STATUS_SUCCESS) return IGEMM_STATUS_INVALID_VALUE;
-        o.hints = &h;
-    }
-    igemm_plan_t *plan = NULL;
-    const igemm_status_t st = igemm_plan_create(&plan, d, NULL, &o);
-    snprintf(out, len, "%s", st == IGEMM_STATUS_SUCCESS ? igemm_plan_describe(plan) : igemm_last_error());
-    igemm_plan_destroy(plan);
-    return st;
-}
-
 TEST(gpu_skinny_planner)
 {
     SKIP_WITHOUT_GPU();
     static char msg[4096];
     /* a classifier at batch 1 (M = 1, 2048 -> 1000): the planner's choice */
     igemm_conv2d_desc_t fc = conv_shape(1, 1, 1, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&fc, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&fc, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 1)"), "%s", msg);
     /* 16 rows still, 17 not (the refusal names M) */
     igemm_conv2d_desc_t m16 = conv_shape(1, 4, 4, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&m16, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&m16, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "few rows (M = 16)") != NULL, "%s", msg);
     igemm_conv2d_desc_t m17 = conv_shape(1, 1, 17, 256, 512, 1, 1, 1, 0, 1, 1, BF, BF);
-    REQUIRE(plan_of(&m17, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    REQUIRE(plan_text(&m17, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: M = 17 output rows") != NULL, "%s", msg);
-    CHECK_EQ_INT(plan_of(&m17, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&m17, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "M = 17") != NULL, "%s", msg);
     /* a 3x3 filter, c % 8 != 0, an sm90 hint: not this family */
     igemm_conv2d_desc_t k3 = conv_shape(1, 4, 4, 64, 64, 3, 3, 1, 1, 1, 1, BF, BF);
-    CHECK_EQ_INT(plan_of(&k3, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&k3, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "filter 3x3") != NULL, "%s", msg);
     igemm_conv2d_desc_t c12 = conv_shape(1, 2, 2, 12, 64, 1, 1, 1, 0, 1, 1, BF, BF);
-    CHECK_EQ_INT(plan_of(&c12, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_EQ_INT(plan_text(&c12, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "c = 12") != NULL, "%s", msg);
     if (device_is_sm90()) {
-        REQUIRE(plan_of(&fc, IGEMM_PATH_AUTO, "kernel=cooperative", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+        REQUIRE(plan_text(&fc, IGEMM_PATH_AUTO, "kernel=cooperative", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
         CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") != NULL, "%s", msg);
     }
 
