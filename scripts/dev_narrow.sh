@@ -5,8 +5,7 @@
 tar xzf out/bin.tgz
 mkdir -p /tmp/old && tar xzf out/old.tgz -C /tmp/old
 export LD_LIBRARY_PATH=$PWD/build
-CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
-[ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9
+. "$(dirname "$0")/device_env.sh"
 nvidia-smi --query-gpu=name --format=csv,noheader > "$OUT/narrow.log"
 timeout 300 ./build/igemm_tests > "$OUT/tests.log" 2>&1; echo "C tests rc=$?: $(tail -1 "$OUT/tests.log")" >> "$OUT/narrow.log"
 grep -E "FAIL|narrow" "$OUT/tests.log" | head -20 >> "$OUT/narrow.log"

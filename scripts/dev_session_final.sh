@@ -7,10 +7,7 @@
 tar xzf out/bin.tgz
 mkdir -p /tmp/old && tar xzf out/old.tgz -C /tmp/old
 NEW=$PWD/build; OLD=/tmp/old
-CUBLAS_DIR=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null)
-for f in "$CUBLAS_DIR"/libcublasLt.so.* /usr/local/cuda/lib64/libcublasLt.so.*; do [ -f "$f" ] && [ -z "${IGEMM_CUBLASLT_LIB:-}" ] && export IGEMM_CUBLASLT_LIB=$f; done
-CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
-[ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9
+. "$(dirname "$0")/device_env.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > "$OUT/ab.log"
 for rep in 1 2; do
   for side in new old; do

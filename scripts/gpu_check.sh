@@ -17,7 +17,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 STAGES=${*:-build smoke tests check sanitize sass ncuconv1 bench fused fp16 b2b py pybench}
-# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), gemmsweep (GEMM shapes x hint texts), ncugemm (ncu durations of ours and cuBLASLt on GEMM shapes), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
+# optional stages: ladder (the GEMM ladder's ten programs), gemm (the GEMM suite against cuBLASLt), gemmsweep (GEMM shapes x hint texts), ncugemm (ncu durations of ours, and of cuBLASLt with NG_VS=1, on GEMM shapes under hint texts), fewrows (the few-row family on bench/fewrows.csv, by path), models (networks: python/bench_models.py), overhead (host cost per call), profile
 # (kernels and gaps of a network's CUDA-graph replay: dev/probes/profile_model.py), diag (Nsight Compute stall samples per SASS line, and cuDNN's kernels), sweep (every
 # row tile on every layer), ncudur (kernel durations against event-timed ones), fusediag (each part of
 # the fused epilogue alone), splitsweep (split-K x tile), epidiag (the plain against the fused instance
@@ -34,16 +34,8 @@ export LD_LIBRARY_PATH=$PWD/build:${LD_LIBRARY_PATH:-}
 SHAPES=${IGEMM_SHAPES:-bench/shapes.csv}
 [ -f "$SHAPES" ] || echo "gpu_check: shape file $SHAPES not found (run from the repository root, or set IGEMM_SHAPES): the suite stages will fail"
 export IGEMM_SHAPES=$(readlink -f "$SHAPES" 2>/dev/null || echo "$SHAPES")
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-export CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
-# cuDNN for the benchmark: the pip wheel next to PyTorch, else the system one
-CUDNN_DIR=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
-[ -n "$CUDNN_DIR" ] && [ -f "$CUDNN_DIR/libcudnn.so.9" ] && export IGEMM_CUDNN_LIB=$CUDNN_DIR/libcudnn.so.9 && export LD_LIBRARY_PATH=$CUDNN_DIR:${LD_LIBRARY_PATH:-}
-# cuBLASLt for `bench --vs cublas`: the pip wheel beside PyTorch (what torch uses), else the toolkit's
-CUBLAS_DIR=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null)
-for f in "$CUBLAS_DIR"/libcublasLt.so.* "$CUDA_HOME"/lib64/libcublasLt.so.*; do
-  [ -f "$f" ] && [ -z "${IGEMM_CUBLASLT_LIB:-}" ] && export IGEMM_CUBLASLT_LIB=$f
-done
+# nvcc, CUDA_HOME, cuDNN and cuBLASLt for the baselines
+. "$(dirname "$0")/device_env.sh"
 SUMMARY=$OUT/summary.txt
 CHK=$OUT/checks.log   # smoke, check, sanitizer, SASS, ncu: one file (the device returns at most 8)
 if [ -z "${GPU_CHECK_APPEND:-}" ]; then : > "$CHK"; : > "$SUMMARY"; fi  # GPU_CHECK_APPEND=1: several calls, one set of logs
@@ -479,15 +471,22 @@ stage_gemmsweep() {
 }
 stage_ncugemm() {
   stamp ncugemm
-  # issue 27: kernel durations, grid and DRAM throughput of ours (main + reduce kernels) and
-  # cuBLASLt's kernels on the GEMM shapes of GS_SHAPES (ncu, one profiled call each)
+  # issue 27: kernel durations, grid, cluster and DRAM throughput of the kernels matching NG_KERNELS
+  # (default: ours, main and reduce, and cuBLASLt's) on the GEMM shapes of GS_SHAPES in GS_FILE,
+  # under each hint text of NG_CFGS ('|'-separated, "default" = the planner's plan); cuBLASLt runs
+  # only with NG_VS=1 (its algorithm search launches many kernels first)
   grep -E "^(${GS_SHAPES:-llm_decode_b64|llm_decode_b256|cnn_fc|wide_k})," "${GS_FILE:-bench/gemm_shapes.csv}" > /tmp/ng.csv
+  IFS='|' read -r -a ngcfgs <<< "${NG_CFGS:-default}"
   while IFS= read -r s; do
     echo "$s" > /tmp/ng1.csv
-    { echo "=== ncugemm ${s%%,*}"; timeout 150 ncu --clock-control none --launch-skip 0 --launch-count 40 --section SpeedOfLight --section LaunchStats --section MemoryWorkloadAnalysis \
-        ./build/igemm bench --gemm --shapes /tmp/ng1.csv --vs cublas --iters 2 --warmup 1 ${NG_HINTS:+--hints "$NG_HINTS"} 2>&1 \
-        | grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Grid Size|Cluster Size|Dynamic Shared|L2 Hit|dram__bytes|Mem Busy|Max Bandwidth" \
-        | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | awk '/\(/{k=substr($0,1,150); c[k]++} c[k]<=2' | head -80; } >> "$OUT/diag.log" 2>&1
+    for cfg in "${ngcfgs[@]}"; do
+      h=$cfg; [ "$h" = default ] && h=""
+      { echo "=== ncugemm ${s%%,*} [$cfg]"; timeout 150 ncu --clock-control none -k regex:"${NG_KERNELS:-igemm|nvjet|splitK|cutlass}" \
+          --launch-skip 4 --launch-count "${NG_COUNT:-4}" --section SpeedOfLight --section LaunchStats \
+          ./build/igemm bench --gemm --shapes /tmp/ng1.csv ${NG_VS:+--vs cublas} --iters 3 --warmup 2 ${h:+--hints "$h"} 2>&1 \
+          | grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Grid Size|Cluster Size" \
+          | sed -E 's/\(CUtensorMap.*\) \(/ (/; s/, Context.*//' | cut -c1-150; } >> "$OUT/diag.log" 2>&1
+    done
   done < /tmp/ng.csv
   grep -E "=== ncugemm|^  [a-zA-Z_]|Duration|DRAM Throughput|Grid Size" "$OUT/diag.log" | cut -c1-170 | tee -a "$SUMMARY" > /dev/null
 }
