@@ -264,9 +264,10 @@ class IgemmLinear(nn.Module):
             if route is None and rows > 0 and w.is_cuda:
                 x4 = x.reshape(rows, self.in_features, 1, 1)
                 plan = _backend.get_plan(x4, w, self.conv.bias)
-                # the few-row family only (at most 16 rows); the narrow 1x1 family, also on
-                # Path.MEMORY (k <= 16 over 256+ rows), is not measured against F.linear
-                route = self._route[key] = plan.path == _Path.MEMORY and rows <= 16
+                # the few-row family only; the narrow 1x1 family, also on Path.MEMORY (k <= 16
+                # over 256+ rows), is not measured against F.linear
+                route = self._route[key] = (plan.path == _Path.MEMORY
+                                            and "kernel mem_skinny_mma" in plan.describe())
             if route:
                 y = self.conv(x.reshape(rows, self.in_features, 1, 1))
                 return y.reshape(tuple(x.shape[:-1]) + (self.out_features,))
