@@ -421,6 +421,18 @@ static const hrow_t k_layers[] = {
      CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 8, 32, 1)},
     {"decode_b128 (64 tiles: no split fits half the SMs)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 64, 1)},
+    /* long mainloops (K >= 8192 over few tiles): 128 x 128 tiles, split so that one wave of
+     * 128-256-k-block units covers the SMs (docs/decisions.md "long-k") */
+    {"wide_k (GEMM 1024x1024x32768)", L(1, 1, 1024, 32768, 1024, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 128, 2, 6, 2, 0, 0, 2, 128, 1)},
+    {"GEMM 1024x2048x32768 (one wave, no split)", L(1, 1, 1024, 32768, 2048, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 128, 2, 6, 2, 0, 0, 1, 128, 1)},
+    {"GEMM 512x512x65536", L(1, 1, 512, 65536, 512, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 128, 2, 6, 2, 0, 0, 8, 128, 1)},
+    {"GEMM 1024x1024x16384 (split in cluster)", L(1, 1, 1024, 16384, 1024, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 128, 1)},
+    {"GEMM 2048x2048x16384 (one wave of 256 x 128)", L(1, 1, 2048, 16384, 2048, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 256, 128, 2, 4, 2, 0, 0, 1, 128, 1)},
 };
 
 /* Each hint field at least once, honoured. */

@@ -4,7 +4,8 @@
  * (name,n,h,w,c,k,r,s,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w[,groups]).
  *   build: cc -std=c11 -O1 -Iinclude -Isrc -DIGEMM_HAVE_CUDA=1 -I$CUDA_HOME/include
  *          dev/probes/plan_table.c build/libigemm.a -L$CUDA_HOME/lib64 -lcudart -lcuda -lstdc++ -lm -ldl -lpthread
- *   run:   ./plan_table FILE.csv [sm_count]   (sm_count 132: H100 SXM / H200)
+ *   run:   ./plan_table FILE.csv [sm_count [hints]]   (sm_count 132: H100 SXM / H200; hints as
+ *          igemm_plan_hints_parse: "tile=128x128,split_k=2")
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,10 @@ int main(int argc, char **argv)
         }
         plan.dev = fake_device(FAKE_H100_SXM);
         if (argc > 2) plan.dev.sm_count = atoi(argv[2]);
+        if (argc > 3 && igemm_hints_parse(argv[3], &plan.hints) != IGEMM_STATUS_SUCCESS) {
+            printf("%s\n", igemm_last_error());
+            return 2;
+        }
         igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_AUTO);
         printf("%-28s %s\n", name, st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error());
     }

@@ -8,7 +8,8 @@
  * The cost model (microseconds on an H100-class SM) picks the row tile (WM, BN, consumer count
  * NC), the split and the stages:
  *   t_kblock = BM*BN*64*2 flop / (7.0e6 flop/us * eff); eff by tile (BM x BN): 128x256 1.0,
- *              256x128 1.05, 128x128 0.8, 256x64 0.45, 128x64 0.65, 192x128 0.95 (NC = 3,
+ *              256x128 1.05, 128x128 0.8 (rising to 0.97 from 64 to 192 k-blocks per unit),
+ *              256x64 0.45, 128x64 0.65, 192x128 0.95 (NC = 3,
  *              estimated; only where its tiles make one wave: S4-3); x0.5 for a partial last
  *              N tile at BN = 256, x0.9 at BN = 128; x0.9 with fewer than 4 stages
  *   t_unit   = t_kblock * ceil(k_blocks / split) + 0.2 us (decode, barriers, drain) +
@@ -149,6 +150,7 @@ static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp
         if (nc == 3 && tiles > c->sms && fnc != 3) continue;
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
             if (split > 1 && (c->k_iters / split < 4 || pp)) break;
+            const int kbu = (c->k_iters + split - 1) / split; /* k-blocks per unit */
             if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
@@ -158,12 +160,16 @@ static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp
                                      h->staging_boxes, c->smem);
             const int stages = sm90_h_stages_for(bm, bn, nc, es, c->smem);
             if (stages < 2) continue;
-            const double e = stages < 4 ? eff * 0.9 : eff;
+            /* 128 x 128: 0.8 was fitted on conv layers of 9-72 k-blocks, where the tile's fixed
+             * costs weigh; over long mainloops it runs near the 256 x 128 rate (one wave of
+             * 512-k-block units: 774 TFLOP/s against 799; docs/decisions.md "long-k") */
+            double ek = eff;
+            if (bn == 128 && bm == 128 && kbu > 64) ek += 0.17 * (kbu >= 192 ? 1.0 : (double)(kbu - 64) / 128.0);
+            const double e = stages < 4 ? ek * 0.9 : ek;
             const double t_kb = (double)bm * bn * SM90_BK * 2.0 / (7.0e6 * e);
             const int64_t grid = units < c->sms ? units : c->sms;
             const int64_t waves = (units + grid - 1) / grid;
-            const double t_unit =
-                t_kb * (double)((c->k_iters + split - 1) / split) + 0.2 + (double)bm * bn * c->out_size / 12.5e3;
+            const double t_unit = t_kb * (double)kbu + 0.2 + (double)bm * bn * c->out_size / 12.5e3;
             double t = (double)waves * t_unit;
             /* a residual ring smaller than the tile reloads boxes inside every epilogue: on
              * multi-wave layers that measured ~3 us per 256x128 tile (128x128 tiles ran 4-9%
