@@ -412,13 +412,16 @@ static const hrow_t k_layers[] = {
     {"seg_head_1x1_2 A100", L(4, 512, 512, 32, 2, 1, 1, 1, 0), PLAIN, F16, A100, "",
      MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 2)")},
     /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K in a cluster (2 staging
-     * boxes: the partial tile), units within half the SMs, at most 8 splits (a cluster) */
+     * boxes: the partial tile), at most 8 splits (a cluster); 64-channel tiles where their units
+     * fill the SMs in clusters of 2 (half of them in clusters of 4+) */
     {"decode_b64 (GEMM 64x4096x4096)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
-     CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 2, 64, 1)},
+     CONV(PIXELS_N, 64, 64, 2, 8, 2, 0, 0, 2, 128, 1)},
     {"classifier b32 (GEMM 32x1000x2048)", L(1, 1, 32, 2048, 1000, 1, 1, 1, 0), PLAIN, BF, SXM, "",
-     CONV(PIXELS_N, 32, 128, 2, 8, 2, 0, 0, 4, 32, 1)},
+     CONV(PIXELS_N, 32, 64, 2, 8, 2, 0, 0, 4, 64, 1)},
     {"r50_l4_3x3_512_b1", L(1, 7, 7, 512, 512, 3, 3, 1, 1), FUSED, BF, SXM, "",
-     CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 8, 32, 1)},
+     CONV(PIXELS_N, 64, 64, 2, 8, 2, 0, 0, 8, 64, 1)},
+    {"decode_b64 (GEMM 64x4096x4096), 128 channels", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM,
+     "kernel=pixels_n,tile=64x128,split_k=2", CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 2, 64, 1)},
     {"decode_b128 (64 tiles: no split fits half the SMs)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 64, 1)},
     /* long mainloops (K >= 8192 over few tiles): 128 x 128 tiles, split so that one wave of

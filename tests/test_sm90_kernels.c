@@ -225,6 +225,7 @@ TEST(gpu_sm90_pixels_n)
 typedef struct pxsk_case {
     igemm_conv2d_desc_t d;
     int tp, split; /* forced by hints; split 0: the planner's own pick (a GEMM-like few-row 1x1) */
+    int bn;        /* channels per tile: 128, or 64 (two consumers sharing them, half a k-block each) */
 } pxsk_case_t;
 
 static int pixels_n_split_one(problem_t *pb, int ci, int ek, const void *ctx)
@@ -232,14 +233,14 @@ static int pixels_n_split_one(problem_t *pb, int ci, int ek, const void *ctx)
     (void)ek;
     const pxsk_case_t *c = (const pxsk_case_t *)ctx + ci;
     char hints[96], tile[32], split[32];
-    if (c->split) snprintf(hints, sizeof hints, "kernel=pixels_n,tile_m=%d,split_k=%d", c->tp, c->split);
+    if (c->split) snprintf(hints, sizeof hints, "kernel=pixels_n,tile=%dx%d,split_k=%d", c->tp, c->bn, c->split);
     else hints[0] = '\0';
-    snprintf(tile, sizeof tile, "tile %dx128x64", c->tp);
+    snprintf(tile, sizeof tile, "tile %dx%dx64", c->tp, c->bn);
     snprintf(split, sizeof split, "x %d split(s)", c->split);
     const char *want[] = {kernel_says(IGEMM_KERNEL_PIXELS_N), tile, c->split ? split : "", "summed through DSMEM",
                           "!workspace", NULL};
     char tag[64];
-    snprintf(tag, sizeof tag, "sm90 pixels as N, split-K, TP %d", c->tp);
+    snprintf(tag, sizeof tag, "sm90 pixels as N, split-K, TP %d x %d", c->tp, c->bn);
     return sm90_run_hinted(pb, hints, want, tag);
 }
 
@@ -248,21 +249,28 @@ static int pixels_n_split_one(problem_t *pb, int ci, int ek, const void *ctx)
  * epilogue to its share of the pixels): few-row 1x1s as GEMMs (M = 64 of a decode step, M = 32 of
  * a classifier, N tails), 3x3 layers of batch 1 (pixel tails, a partial channel block, stride 2),
  * splits that do not divide the k-blocks, the largest cluster (8: more ranks than a TP 32 tile
- * has 8-pixel groups, so some CTAs finish nothing), f32 and f16 y, every epilogue kind; and the
- * planner's own pick on a decode-like GEMM. */
+ * has 8-pixel groups, so some CTAs finish nothing), f32 and f16 y, every epilogue kind; the same
+ * with 64-channel tiles; and the planner's own pick on a decode-like GEMM. */
 TEST(gpu_sm90_pixels_n_split)
 {
     SKIP_WITHOUT_GPU();
     if (!require_sm90()) return;
     const pxsk_case_t cases[] = {
-        {conv_shape(1, 1, 64, 1024, 512, 1, 1, 1, 0, 1, 1, BF, BF), 64, 4},    /* decode-like */
-        {conv_shape(1, 1, 32, 512, 200, 1, 1, 1, 0, 1, 1, F16, F16), 32, 3},   /* classifier, N tail */
-        {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 64, 2},    /* 100 pixels: 2 tiles, f32 y */
-        {conv_shape(2, 7, 7, 40, 96, 3, 3, 1, 1, 1, 1, F16, F16), 64, 5},      /* c 40, 2 tiles, 9 k-blocks */
-        {conv_shape(1, 13, 13, 128, 256, 3, 3, 2, 1, 1, 1, BF, BF), 64, 3},    /* stride 2: 49 pixels */
-        {conv_shape(1, 1, 40, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, BF), 32, 8},   /* cluster of 8, M and N tails */
-        {conv_shape(1, 1, 64, 1024, 256, 1, 1, 1, 0, 1, 1, F16, F32), 64, 7},  /* 16 k-blocks over 7, f32 y */
-        {conv_shape(1, 1, 48, 2048, 1024, 1, 1, 1, 0, 1, 1, BF, BF), 64, 0},   /* the planner's pick */
+        {conv_shape(1, 1, 64, 1024, 512, 1, 1, 1, 0, 1, 1, BF, BF), 64, 4, 128},    /* decode-like */
+        {conv_shape(1, 1, 32, 512, 200, 1, 1, 1, 0, 1, 1, F16, F16), 32, 3, 128},   /* classifier, N tail */
+        {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 64, 2, 128},    /* 100 pixels: 2 tiles, f32 y */
+        {conv_shape(2, 7, 7, 40, 96, 3, 3, 1, 1, 1, 1, F16, F16), 64, 5, 128},      /* c 40, 2 tiles, 9 k-blocks */
+        {conv_shape(1, 13, 13, 128, 256, 3, 3, 2, 1, 1, 1, BF, BF), 64, 3, 128},    /* stride 2: 49 pixels */
+        {conv_shape(1, 1, 40, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, BF), 32, 8, 128},   /* cluster of 8, M and N tails */
+        {conv_shape(1, 1, 64, 1024, 256, 1, 1, 1, 0, 1, 1, F16, F32), 64, 7, 128},  /* 16 k-blocks over 7, f32 y */
+        /* 64 channels per tile: both consumers' partials in the sum */
+        {conv_shape(1, 1, 64, 1024, 512, 1, 1, 1, 0, 1, 1, BF, BF), 64, 2, 64},     /* decode-like */
+        {conv_shape(1, 1, 32, 512, 200, 1, 1, 1, 0, 1, 1, F16, F16), 32, 3, 64},    /* N tail of 8 channels */
+        {conv_shape(1, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, BF, F32), 64, 2, 64},     /* 2 pixel tiles, f32 y */
+        {conv_shape(2, 7, 7, 40, 96, 3, 3, 1, 1, 1, 1, F16, F16), 64, 5, 64},       /* c 40, N tail of 32 */
+        {conv_shape(1, 13, 13, 128, 256, 3, 3, 2, 1, 1, 1, BF, BF), 64, 4, 64},     /* stride 2: 49 pixels */
+        {conv_shape(1, 1, 40, 2048, 1000, 1, 1, 1, 0, 1, 1, BF, F32), 32, 8, 64},   /* 16 units for 4 groups */
+        {conv_shape(1, 1, 48, 2048, 1024, 1, 1, 1, 0, 1, 1, BF, BF), 64, 0, 64},    /* the planner's pick */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     const int ran = sm90_each_case(&cases[0].d, sizeof cases[0], ncases, 0x6507, pixels_n_split_one, cases);

@@ -18,7 +18,11 @@
  *                     through distributed shared memory and each rank finishes 1/S of the
  *                     tile's pixel columns with the fused epilogue (core/cluster_sum.cuh): few-row
  *                     GEMMs and 1x1s (decode, classifiers) spread over the SMs, one kernel.
- * SHARED MEMORY: S stages of TP x 128 B (A) + 16 KB (B), 2 x ES staging boxes of TP x 128 B (ES = 1
+ *                     Their 64-channel form (BN = 64): both consumers multiply the same 64 filter
+ *                     rows, consumer i k16 steps 2i, 2i + 1 of each k-block (2 m64nTPk16 each),
+ *                     and both partial tiles join the cluster's sum: twice the tiles of the
+ *                     128-channel form, half the bytes per CTA (decisions.md "pixn64").
+ * SHARED MEMORY: S stages of TP x 128 B (A) + BN x 128 B (B), 2 x ES staging boxes of TP x 128 B (ES = 1
  *   on one-wave plans; 2 with split-K: the partial tile sent to the cluster), the barriers
  *   (core/ring.cuh).
  * PTX: as conv_cooperative.cuh, plus ldmatrix/stmatrix .trans; split-K: barrier.cluster, mapa,
@@ -39,10 +43,14 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                              const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
                              const __grid_constant__ igemm_sm90_args_t a)
 {
-    static_assert(BN == 128 && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES && HROWS == 1 &&
-                      (TMA_EPI || TP <= 64),
+    static_assert((BN == 128 || (BN == 64 && !TMA_EPI)) && WM == 1 && NC == 2 && TP % 16 == 0 && TP > 0 && !BRES &&
+                      HROWS == 1 && (TMA_EPI || TP <= 64),
                   "pixels-as-N tiles: TP (a multiple of 16) pixels x 128 channels, 64 per consumer, TMA stores "
-                  "(or, split-K in a cluster, direct stores)");
+                  "(or, split-K in a cluster, direct stores; there also 64 channels, half of each k-block per "
+                  "consumer)");
+    /* KS = 2: the two consumers share the tile's 64 channels, consumer i taking k16 steps 2i, 2i + 1
+     * of every k-block; their partial tiles join the cluster's sum (core/cluster_sum.cuh) */
+    constexpr int KS = BN == 64 ? 2 : 1;
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = (uint32_t)TP * SM90_BK * 2;
     constexpr uint32_t EBOX = (uint32_t)TP * 128u;
@@ -88,9 +96,12 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if (GENERAL) sm90_prefetch_scale_bias<BN>(a, n0, C.tid); /* for the epilogue */
         /* this thread's two channels' factors (c0 and c0 + 8 of this consumer's 64) */
         float pas0 = a.alpha, pas1 = a.alpha, pbi0 = 0.0f, pbi1 = 0.0f;
-        if (GENERAL) sm90_pixn_factors(a, (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), pas0, pas1, pbi0, pbi1);
+        const int64_t ch0 = (int64_t)n0 + (KS == 1 ? 64 * C.cw : 0) + C.warp * 16 + (C.lane >> 2);
+        if (GENERAL) sm90_pixn_factors(a, ch0, pas0, pas1, pbi0, pbi1);
 
-        const int prev = sm90_mainloop_pixn<DT, TP, BN, A_STAGE, false>(acc, c, ring, S, nk, 8192u * C.cw, C.lane);
+        const int prev = KS == 1 ? sm90_mainloop_pixn<DT, TP, BN, A_STAGE, false>(acc, c, ring, S, nk, 8192u * C.cw, C.lane)
+                                 : sm90_mainloop_pixn<DT, TP, BN, A_STAGE, false, SM90_BK / 32>(acc, c, ring, S, nk, 0u,
+                                                                                                 C.lane, 2 * C.cw);
         /* the tile's operand-ring residual stages follow its k-blocks (rstage/rphase the first) */
         const int rstage = ring.stage;
         const uint32_t rphase = ring.phase;
@@ -101,9 +112,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                                                         false, nres, rstage, rphase, pas0, pas1, pbi0,
                                                                         pbi1);
         } else { /* split-K (the instances without TMA stores): summed in the cluster */
-            sm90_pixn_cluster_sum<TP, GENERAL, ACT_ANY>(a, acc[0], C, m0,
-                                                        (int64_t)n0 + 64 * C.cw + C.warp * 16 + (C.lane >> 2), rank,
-                                                        pas0, pas1, pbi0, pbi1);
+            sm90_pixn_cluster_sum<TP, GENERAL, ACT_ANY, KS>(a, acc[0], C, m0, ch0, rank, pas0, pas1, pbi0, pbi1,
+                                                            (uint32_t)ES * EBOX);
         }
     }
     if (TMA_EPI && C.tid == 0) ptx_cp_async_bulk_wait_group_read<0>();

@@ -254,7 +254,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     const int psk = !halo && sm90_rule_pixels_n_split(&c, &best, &best_t);
     if (!psk && kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
-                               "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32 or 64 x 128; "
+                               "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32 or 64 x 128 or 64; "
                                "tile_m picks one) need split_k <= the k-blocks (%d), split_k <= %d (a cluster) and no "
                                "grid hint",
                                h->split_k, c.k_iters, SM90_MAX_CLUSTER);

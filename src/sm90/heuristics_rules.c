@@ -89,7 +89,7 @@ int sm90_rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
     return taken;
 }
 
-/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32 or 64 pixels x 128 channels, a
+/* Pixels as N with split-K (the pixels_n_sk instances: TP = 32 or 64 pixels x 128 or 64 channels, a
  * cluster of `split` CTAs per tile, each a k-range, the partial tiles summed through distributed
  * shared memory: core/cluster_sum.cuh) for problems of at most 128 output rows and 32+ k-blocks
  * (few-row GEMMs: decode steps, classifiers; batch-1 late layers): the row tiles of 128+ rows
@@ -100,35 +100,53 @@ int sm90_rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t)
  * kernel: docs/decisions.md "pixn-split", "pixn-cluster"); without a split of 2+ the rule does not
  * apply. Estimated per k-block as the larger of the MMA time (eff 0.5 / 0.7 for TP 32 / 64) and
  * the stage's bytes at 87 GB/s per SM, at least the operands' bytes at 3 TB/s, + 0.2 us and 0.6 us
- * for the exchange (the estimate is only reported). kernel=pixels_n with split_k >= 2 forces it
- * (tile_m picks TP). Returns 1 if taken. */
+ * for the exchange (the estimate is only reported). The 64-channel form (two consumers sharing
+ * the channels, half of each k-block each: decisions.md "pixn64") may take the units up to the SMs
+ * and wins the estimate where its split is 2+ (half the bytes per CTA). kernel=pixels_n with
+ * split_k >= 2 forces it (tile_m picks TP, tile_n the channels). Returns 1 if taken. */
 int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
 {
     const igemm_plan_hints_t *h = c->h;
     const int forced = h->kernel == IGEMM_KERNEL_PIXELS_N && h->split_k > 1;
     if (!forced && (h->kernel || c->tile_forced || c->M > 128 || c->k_iters < 32)) return 0;
-    if (forced && ((h->tile_n && h->tile_n != 128) || (h->tile_m && h->tile_m != 32 && h->tile_m != 64))) return 0;
-    const int tp = forced && h->tile_m ? h->tile_m : c->M <= 32 ? 32 : 64;
-    const int64_t tiles = ((c->M + tp - 1) / tp) * ((c->N + 127) / 128);
-    int64_t split = forced ? h->split_k : (c->sms / 2) / tiles;
-    if (!forced) {
-        if (split > c->k_iters / 8) split = c->k_iters / 8;
-        if (split > SM90_MAX_CLUSTER) split = SM90_MAX_CLUSTER;
-    }
-    if (split < 2 || split > c->k_iters || split > SM90_MAX_CLUSTER || h->grid || tiles * split > INT32_MAX / 2)
+    if (forced && ((h->tile_n && h->tile_n != 128 && h->tile_n != 64) ||
+                   (h->tile_m && h->tile_m != 32 && h->tile_m != 64)))
         return 0;
-    /* two staging boxes per consumer: its partial tile for the cluster (TP x 256 B) */
-    const int stages = sm90_h_stages_fit(tp, 128, 2, 2, 1, 0, c->smem);
-    if (stages < 2) return 0;
-    const double t_mma = 128.0 * tp * SM90_BK * 2.0 / (7.0e6 * (tp == 32 ? 0.5 : 0.7));
-    const double t_ld = (double)(tp + 128) * SM90_BK * 2.0 / 8.7e4;
+    const int tp = forced && h->tile_m ? h->tile_m : c->M <= 32 ? 32 : 64;
     const double in_bytes = 2.0 * (double)SM90_BK * (double)c->k_iters * (double)(c->M + c->N);
-    double t = (double)((c->k_iters + split - 1) / split) * (t_mma > t_ld ? t_mma : t_ld);
-    if (t < in_bytes / 3.0e6) t = in_bytes / 3.0e6;
-    t += 0.2 + 0.6;
-    *best = mkpick(1, 128, 2, (int)split, stages, 2, 0, tp);
-    *best_t = t;
-    return 1;
+    int found = 0;
+    double best_cta = 0.0;
+    for (int bn = 128; bn >= 64; bn -= 64) {
+        if (forced && h->tile_n && bn != h->tile_n) continue;
+        const int64_t tiles = ((c->M + tp - 1) / tp) * ((c->N + bn - 1) / bn);
+        /* 128 channels: the units within half the SMs; 64 channels: within the SMs in clusters of
+         * 2 (the point of the form: twice the CTAs, each half the bytes), within half of them in
+         * clusters of 4+ (a one-CTA-per-SM grid of 4-CTA clusters over ~all SMs does not fit at
+         * once: dev/probes/cluster_spread.cu, 128 CTAs in clusters of 4 stream at 2/3 the rate) */
+        int64_t split = forced ? h->split_k : (bn == 128 ? c->sms / 2 : c->sms) / tiles;
+        if (!forced && bn == 64 && split >= 4) split = (c->sms / 2) / tiles;
+        if (!forced) {
+            if (split > c->k_iters / 8) split = c->k_iters / 8;
+            if (split > SM90_MAX_CLUSTER) split = SM90_MAX_CLUSTER;
+        }
+        if (split < 2 || split > c->k_iters || split > SM90_MAX_CLUSTER || h->grid || tiles * split > INT32_MAX / 2)
+            continue;
+        /* two staging boxes per consumer: its partial tile for the cluster (TP x 256 B) */
+        const int stages = sm90_h_stages_fit(tp, bn, 2, 2, 1, 0, c->smem);
+        if (stages < 2) continue;
+        const double t_mma = (double)bn * tp * SM90_BK * 2.0 / (7.0e6 * (tp == 32 ? 0.5 : 0.7));
+        const double t_ld = (double)(tp + bn) * SM90_BK * 2.0 / 8.7e4;
+        const double t_cta = (double)((c->k_iters + split - 1) / split) * (t_mma > t_ld ? t_mma : t_ld);
+        const double t = (t_cta > in_bytes / 3.0e6 ? t_cta : in_bytes / 3.0e6) + 0.2 + 0.6;
+        /* at the bytes floor both forms tie: the one with less per CTA */
+        if (!found || t < *best_t - 1e-9 || (t < *best_t + 1e-9 && t_cta < best_cta)) {
+            *best = mkpick(1, bn, 2, (int)split, stages, 2, 0, tp);
+            *best_t = t;
+            best_cta = t_cta;
+            found = 1;
+        }
+    }
+    return found;
 }
 
 /* Pixels as N in ping-pong plans of 64 channels (N <= 64): a tile of 128 pixels x 64 channels per

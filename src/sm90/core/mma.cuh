@@ -87,10 +87,13 @@ static __device__ __forceinline__ int sm90_mainloop_rows(float (&acc)[WM][BN / 2
 }
 
 /* Pixels as N: the tile's nk k-blocks, this consumer's 64 filter rows at b_off into each B stage
- * (or resident slot) as wgmma A, the A stage's TP pixel rows as wgmma B. As sm90_mainloop_rows. */
-template <int DT, int TP, int BN, uint32_t A_STAGE, bool BRES>
+ * (or resident slot) as wgmma A, the A stage's TP pixel rows as wgmma B. As sm90_mainloop_rows.
+ * KSTEPS k16 steps of each k-block from step kk0: 4 from 0 (the whole k-block), or 2 from 0 or 2
+ * where two consumers share 64 filter rows and take half of each k-block each. */
+template <int DT, int TP, int BN, uint32_t A_STAGE, bool BRES, int KSTEPS = SM90_BK / 16>
 static __device__ __forceinline__ int sm90_mainloop_pixn(float (&acc)[1][TP / 2], const sm90_smem_t &c,
-                                                         sm90_ring_t &ring, int S, int nk, uint32_t b_off, int lane)
+                                                         sm90_ring_t &ring, int S, int nk, uint32_t b_off, int lane,
+                                                         int kk0 = 0)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
     int prev = 0;
@@ -101,10 +104,10 @@ static __device__ __forceinline__ int sm90_mainloop_pixn(float (&acc)[1][TP / 2]
         for (int j = 0; j < TP / 2; j++) wgmma_fence_operand(acc[0][j]);
         ptx_wgmma_fence();
         /* channels x pixels: filter rows b_off / 128 .. as wgmma A, the TP pixels as B */
-        const uint64_t df = wgmma_desc_kmajor_sw128(b_st + b_off);
-        const uint64_t dp = wgmma_desc_kmajor_sw128(c.a_smem + (uint32_t)ring.stage * A_STAGE);
+        const uint64_t df = wgmma_desc_kmajor_sw128(b_st + b_off) + 2u * (uint32_t)kk0;
+        const uint64_t dp = wgmma_desc_kmajor_sw128(c.a_smem + (uint32_t)ring.stage * A_STAGE) + 2u * (uint32_t)kk0;
 #pragma unroll
-        for (int kk = 0; kk < SM90_BK / 16; kk++)
+        for (int kk = 0; kk < KSTEPS; kk++)
             sm90_wgmma<DT, TP>(acc[0], df + 2u * kk, dp + 2u * kk, (it > 0 || kk > 0) ? 1 : 0);
         ptx_wgmma_commit_group();
         ptx_wgmma_wait_group<1>(); /* the previous k-block's MMAs are done with their stage */
