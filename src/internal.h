@@ -91,7 +91,8 @@ typedef struct igemm_family {
 /* Families (defined in their .cu files; absent in a build without CUDA). */
 extern const igemm_family_t igemm_family_skinny;    /* src/mem/skinny_gemm.cu: 1x1, M <= 16 */
 extern const igemm_family_t igemm_family_depthwise; /* src/mem/depthwise.cu: groups = c = k */
-extern const igemm_family_t igemm_family_narrow;    /* src/mem/narrow_1x1.cu: 1x1, c or k <= 48 */
+extern const igemm_family_t igemm_family_grouped;   /* src/mem/grouped.cu: 1 < groups < c, c/g, k/g % 8 == 0 */
+extern const igemm_family_t igemm_family_narrow;    /* src/mem/narrow_1x1.cu: 1x1, c <= 64, k <= 16 */
 extern const igemm_family_t igemm_family_sm90;      /* src/sm90/family_conv.cu */
 extern const igemm_family_t igemm_family_sm90_stem; /* src/sm90/family_stem.cu: c <= 4, stride_w 2 */
 extern const igemm_family_t igemm_family_sm90_fold; /* src/sm90/family_fold.cu: small c */

@@ -3,7 +3,7 @@
  * file that knows every family.
  *
  * Families are tried in priority order (fastest first): the memory-bound ones (few-row 1x1s,
- * depthwise, narrow 1x1s: mem_*), sm90 (TMA im2col + wgmma, Hopper only), sm90 stem rows (c <= 4, stride_w 2), sm90 fold (small c: taps folded into channels,
+ * depthwise, narrow groups, narrow 1x1s: mem_*), sm90 (TMA im2col + wgmma, Hopper only), sm90 stem rows (c <= 4, stride_w 2), sm90 fold (small c: taps folded into channels,
  * then the sm90 kernels on the folded problem), sm80 general (mma.sync, every valid shape on
  * cc >= 8.0), direct (naive, any GPU). Each family's supports() says whether it takes the
  * problem and, if not, why; those reasons go into igemm_plan_describe() so a user sees why the
@@ -23,6 +23,7 @@
 static const igemm_family_t *const k_families[] = {
     &igemm_family_skinny,
     &igemm_family_depthwise,
+    &igemm_family_grouped,
     &igemm_family_narrow,
     &igemm_family_sm90,
     &igemm_family_sm90_stem,

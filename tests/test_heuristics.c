@@ -405,7 +405,9 @@ static const hrow_t k_layers[] = {
     {"depthwise 5x5 A100", LG(8, 28, 28, 240, 240, 5, 5, 2, 2, 240), PLAIN, F16, A100, "",
      MEMORY("kernel mem_depthwise: depthwise 5x5 (stride 2x2")},
     {"grouped 3x3 g32", LG(32, 28, 28, 256, 256, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
-     GENERAL("mem_depthwise not taken: groups = 32, c = 256, k = 256")},
+     MEMORY("kernel mem_grouped: grouped conv (32 groups of 8 -> 8 channels, filter 3x3)")},
+    {"grouped 3x3 g4 (64 channels per group)", LG(8, 14, 14, 256, 256, 3, 3, 1, 1, 4), PLAIN, BF, SXM, "",
+     GENERAL("mem_grouped not taken: c/g = 64, k/g = 64")},
     /* narrow 1x1s (c <= 64, k <= 16, 256+ pixels): the narrow family, on Hopper and Ampere */
     {"mbv2_project_32_16", L(32, 112, 112, 32, 16, 1, 1, 1, 0), FUSED, BF, SXM, "",
      MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 16)")},

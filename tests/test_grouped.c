@@ -1,0 +1,124 @@
+/*
+ * test_grouped.c — the grouped-conv family (src/mem/grouped.cu, IGEMM_PATH_MEMORY): convs of
+ * 1 < groups < c with c/g and k/g multiples of 8, k/g <= 32. On the GPU (gpu_problem.h says what
+ * every check checks: guards, poisoned y, unchanged inputs, tolerances): random grouped convs
+ * forced onto the path — groups of 8 channels (one column tile) and of 16-32 (several), slabs of
+ * 4 groups of 8 (one warp over 32 input channels) and group counts that make none, c/g != k/g,
+ * depths that are not a multiple of the 32-deep chunk (a partial last chunk) and longer than one
+ * unrolled step, 1x1 / 3x3 / 5x5 / 1x7 filters, stride 2, padding, dilation, pixel counts that are
+ * not a multiple of the warp's block, every epilogue, fp16 and bf16 in, f16/bf16/f32 out; the
+ * planner's choice under AUTO (ResNeXt's and RegNet's grouped 3x3s take it; depthwise and groups of
+ * 4 channels do not, and say why); two runs agree bit for bit.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_problem.h"
+#include "igemm.h"
+#include "test.h"
+
+#ifndef IGEMM_HAVE_CUDA
+
+GPU_SKIP_TEST(gpu_grouped_random)
+GPU_SKIP_TEST(gpu_grouped_planner)
+
+#else /* IGEMM_HAVE_CUDA */
+
+#define F16 IGEMM_DTYPE_F16
+#define BF IGEMM_DTYPE_BF16
+#define F32 IGEMM_DTYPE_F32
+
+/* a random narrow-group conv */
+static igemm_conv2d_desc_t gen_grouped(data_rng_t *g, int it)
+{
+    static const int64_t fil[5][2] = {{3, 3}, {1, 1}, {3, 3}, {5, 5}, {1, 7}};
+    int64_t cg = 8 * data_rng_int(g, 1, it % 3 == 0 ? 4 : 2);
+    int64_t kg = it % 4 == 1 ? 8 : 8 * data_rng_int(g, 1, 4);
+    int64_t groups = data_rng_int(g, 2, it % 5 == 0 ? 12 : 5);
+    /* slabs of several groups (32 input channels of one tap per chunk) */
+    if (it % 10 == 2) cg = 8, kg = 8, groups = 4 * data_rng_int(g, 1, 3);
+    if (it % 10 == 7) cg = 16, kg = 8 * data_rng_int(g, 1, 2), groups = 2 * data_rng_int(g, 1, 4);
+    if (it % 10 == 5) cg = 8, kg = 8, groups = 2 * data_rng_int(g, 1, 5) + 1; /* odd: no slabs */
+    const int64_t r = fil[it % 5][0], s = fil[it % 5][1];
+    const int64_t stride = it % 6 == 5 ? 2 : 1;
+    const int64_t dil = it % 9 == 7 ? 2 : 1;
+    const int64_t n = data_rng_int(g, 1, 3);
+    const int64_t h = data_rng_int(g, 5, 20), w = data_rng_int(g, 5, 20);
+    const igemm_dtype_t in = it % 2 ? F16 : BF;
+    const igemm_dtype_t out = it % 3 == 1 ? F32 : it % 3 == 2 ? in : (in == F16 ? BF : F16);
+    igemm_conv2d_desc_t d = conv_shape(n, h, w, cg * groups, kg * groups, r, s, stride, 0, dil, groups, in, out);
+    /* "same" padding on most, none on some, asymmetric on a few */
+    if (it % 4 != 3) {
+        d.pad_top = d.pad_bottom = dil * (r - 1) / 2;
+        d.pad_left = d.pad_right = dil * (s - 1) / 2;
+    }
+    if (it % 8 == 6) d.pad_bottom += 1, d.pad_left += 1;
+    /* the filter must fit the padded input */
+    while (d.h + d.pad_top + d.pad_bottom < dil * (r - 1) + 1) d.h += 1;
+    while (d.w + d.pad_left + d.pad_right < dil * (s - 1) + 1) d.w += 1;
+    return d;
+}
+
+TEST(gpu_grouped_random)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0x6a0e)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    for (int it = 0; it < 150 && st.failed < 5; it++) {
+        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, "kernel mem_grouped", &g, &st, 0);
+        REQUIRE(rc >= 0);
+    }
+    fprintf(stdout, "  grouped: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
+            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 150);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+}
+
+TEST(gpu_grouped_planner)
+{
+    SKIP_WITHOUT_GPU();
+    static char msg[4096];
+    /* ResNeXt's 32 groups of 8 and of 32 channels, RegNet's groups of 8: the family */
+    igemm_conv2d_desc_t rx = conv_shape(2, 28, 28, 256, 256, 3, 3, 1, 1, 1, 32, BF, BF);
+    REQUIRE(plan_text(&rx, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "grouped conv (32 groups of 8 -> 8 channels, filter 3x3") &&
+                  strstr(msg, "slab of 4 group(s)"),
+              "%s", msg);
+    igemm_conv2d_desc_t rx2 = conv_shape(2, 14, 14, 1024, 1024, 3, 3, 2, 1, 1, 32, F16, F16);
+    REQUIRE(plan_text(&rx2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") != NULL, "%s", msg);
+    /* depthwise, groups of 4 channels and groups of 64 output channels: not this family */
+    igemm_conv2d_desc_t dw = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 64, BF, BF);
+    REQUIRE(plan_text(&dw, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_depthwise") != NULL, "%s", msg);
+    igemm_conv2d_desc_t g4 = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 16, BF, BF);
+    CHECK_EQ_INT(plan_text(&g4, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "c/g = 4, k/g = 4") != NULL, "%s", msg);
+    REQUIRE(plan_text(&g4, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* another path takes it */
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") == NULL, "%s", msg);
+    igemm_conv2d_desc_t g64 = conv_shape(1, 8, 8, 256, 256, 3, 3, 1, 1, 1, 4, BF, BF);
+    CHECK_EQ_INT(plan_text(&g64, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "c/g = 64, k/g = 64") != NULL, "%s", msg);
+
+    /* two runs of one plan agree bit for bit (and match the reference): 6 groups of 16 -> 24
+     * channels, 3x3 stride 2, with the fused epilogue and f32 out */
+    data_rng_t g = {test_seed(0x6a0f)};
+    igemm_conv2d_desc_t d = conv_shape(2, 15, 13, 96, 144, 3, 3, 2, 1, 1, 6, F16, F32);
+    igemm_epilogue_t e = epilogue_kind(2);
+    check_plan_repeatable(&d, &e, &g, "kernel mem_grouped", "grouped");
+    /* RegNet's 6 groups of 8: one group per warp (a partial slab measured slower) */
+    igemm_conv2d_desc_t rg = conv_shape(2, 28, 28, 48, 48, 3, 3, 1, 1, 1, 6, BF, BF);
+    REQUIRE(plan_text(&rg, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 1 group(s)"), "%s", msg);
+    /* and a slab of 4 groups of 8 (ResNeXt's), 3x3 stride 1, bf16 */
+    igemm_conv2d_desc_t d4 = conv_shape(2, 9, 11, 64, 64, 3, 3, 1, 1, 1, 8, BF, BF);
+    check_plan_repeatable(&d4, &e, &g, "slab of 4 group(s)", "grouped slab");
+}
+
+#endif
