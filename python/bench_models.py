@@ -14,6 +14,8 @@ the fold is really tested), in eval mode, `dtype`, channels_last. Variants:
   igemm            igemm.optimize(model): convs on igemm, BN folded, activation/residual fused
   igemm-dw         igemm.optimize(model, grouped="depthwise"): the depthwise convs too (only with
                    --variants)
+  igemm-all        igemm.optimize(model, grouped=True): every grouped and depthwise conv too (only
+                   with --variants)
   ... + "+graph"   the same captured in a CUDA graph and replayed
 Time per forward: CUDA events around --reps back-to-back calls (eager variants: host cost
 included, as a user meets it) or replays, median of 5 such groups, after warm-up. Error: max
@@ -40,7 +42,7 @@ from bench_util import print_table, write_csv  # noqa: E402
 DEFAULT_MODELS = ("resnet18,resnet50,resnext50_32x4d,mobilenet_v2,mobilenet_v3_large,"
                   "efficientnet_b0,convnext_tiny,regnet_y_400mf,vgg16")
 VARIANTS = ("eager", "compile", "compile-max", "igemm")
-EXTRA_VARIANTS = ("igemm-dw",)  # igemm.optimize(grouped="depthwise"): asked for by --variants
+EXTRA_VARIANTS = ("igemm-dw", "igemm-all")  # igemm.optimize(grouped="depthwise" / True): by --variants
 
 
 def log(*a):
@@ -126,6 +128,8 @@ def bench_model(name, batch, args, dtype, device):
             fns[v] = igemm.optimize(build(name).to(device), dtype=dtype)
         elif v == "igemm-dw":
             fns[v] = igemm.optimize(build(name).to(device), dtype=dtype, grouped="depthwise")
+        elif v == "igemm-all":
+            fns[v] = igemm.optimize(build(name).to(device), dtype=dtype, grouped=True)
     rows = []
     for v, fn in fns.items():
         row = {"model": name, "batch": batch, "variant": v}
@@ -222,7 +226,7 @@ def main(argv=None):
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     if device == "cpu":
         dtype = torch.float32
-        args.variants = [v for v in args.variants if v in ("eager", "igemm", "igemm-dw")]
+        args.variants = [v for v in args.variants if v in ("eager", "igemm", "igemm-dw", "igemm-all")]
     models = [m for m in args.model.split(",") if m]
     rows = []
     for i, name in enumerate(models):
