@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session-6 fourth device call (issue 28): the grouped family (build in out/bin.tgz): its tests and
 # sanitizers, all C tests, the zoo's grouped layers against cuDNN (CLI) and PyTorch
-# (python/bench.py) with this build and the build before (out/old.tgz), plain and fused.
+# (python/bench.py) with this build and the build before (out/old.tgz), plain and fused; and the
+# grouped layers of bench/grouped_extra.csv.
 tar xzf out/bin.tgz
 mkdir -p /tmp/old && tar xzf out/old.tgz -C /tmp/old
 NEW=$PWD/build; OLD=/tmp/old
@@ -18,6 +19,7 @@ for tool in memcheck racecheck; do
 done
 echo "tests done at $(( $(date +%s) - t0 )) s" >> "$L"
 awk -F, 'NF>=15 && $15>1 && $15!=$5' bench/zoo.csv > /tmp/zg.csv
+grep -v '^#' bench/grouped_extra.csv >> /tmp/zg.csv
 cat /tmp/zg.csv >> "$L"
 for rep in 1 2; do
   for side in new old; do

@@ -42,6 +42,7 @@
 #define GW_WARPS 8
 #define GW_THREADS (32 * GW_WARPS)
 #define GW_UNROLL 3    /* 32-deep chunks whose loads are in flight together */
+#define GW_UNROLL_WIDE 2 /* the same for groups of 16 or 24 output channels (MT = 1) */
 #define GW_MAX_KG 32   /* output channels per group at most (4 column tiles of 8) */
 #define GW_MAX_CG 256  /* input channels per group at most */
 #define GW_MAX_DEPTH 24576 /* R*S*c/g at most: its table (64 B per 32-deep chunk) within 48 KB */
@@ -122,13 +123,14 @@ static __device__ __forceinline__ void gw_epilogue(const gw_args_t &a, float (&a
 
 /* KT: 8-channel column tiles at most (kg <= 8 * KT); MT: 16-pixel blocks per unit. */
 template <typename T, int KT, int MT, bool SLAB>
-__global__ void __launch_bounds__(GW_THREADS, KT == 1 || SLAB ? 2 : 1) grouped_kernel(gw_args_t a)
+__global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) grouped_kernel(gw_args_t a)
 {
     /* the depth table: for chunk j and lane column t, the 8 elements at slab depth d = 32j + 8t
      * are tap (r, s) = d / sw, slab channels sc .. sc + 7 (sc = d % sw) of group sc / cg of the
      * slab, its channels ch .. ch + 7: {offset of the tap's element from the window's origin,
      * (r * dil_h) << 16 | s * dil_w, the group's filter depth tap * cg + ch, group + 1}, or zeros
      * past the depth */
+    constexpr int UNR = SLAB || KT == 1 || MT == 2 ? GW_UNROLL : GW_UNROLL_WIDE;
     extern __shared__ int4 gw_tab[];
     for (int i = threadIdx.x; i < 4 * a.chunks; i += GW_THREADS) {
         const int d = 8 * i; /* = 32 * (i / 4) + 8 * (i % 4) */
@@ -194,13 +196,13 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 1 || SLAB ? 2 : 1) grouped_k
         for (int mt = 0; mt < MT; mt++)
 #pragma unroll
             for (int i = 0; i < KT; i++) acc[mt][i][0] = acc[mt][i][1] = acc[mt][i][2] = acc[mt][i][3] = 0.0f;
-        for (int j0 = 0; j0 < a.chunks; j0 += GW_UNROLL) {
+        for (int j0 = 0; j0 < a.chunks; j0 += UNR) {
             /* B: per tile (one group, SLAB = 0), or this lane's group's row once (SLAB: the tiles of the
              * slab's other groups take zeros in this lane's depth) */
-            uint4 xr[GW_UNROLL][MT][2], wr[GW_UNROLL][SLAB ? 1 : KT];
-            int gsel[GW_UNROLL];
+            uint4 xr[UNR][MT][2], wr[UNR][SLAB ? 1 : KT];
+            int gsel[UNR];
 #pragma unroll
-            for (int uu = 0; uu < GW_UNROLL; uu++) {
+            for (int uu = 0; uu < UNR; uu++) {
                 const int4 e = j0 + uu < a.chunks ? gw_tab[4 * (j0 + uu) + t] : make_int4(0, 0, 0, 0);
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++)
@@ -220,7 +222,7 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 1 || SLAB ? 2 : 1) grouped_k
                 }
             }
 #pragma unroll
-            for (int uu = 0; uu < GW_UNROLL; uu++)
+            for (int uu = 0; uu < UNR; uu++)
 #pragma unroll
                 for (int i = 0; i < KT; i++) {
                     if (i >= kt) break;
@@ -265,11 +267,14 @@ static int gw_gps(const igemm_conv_params_t *p)
 }
 
 /* The instance for the slab's 8-channel output tiles nt: KT = 1 or 4 (up to 32 channels); MT = 2
- * (32 pixels per unit), 1 with slabs of several groups (16 pixels: two CTAs per SM unspilled). */
+ * (32 pixels per unit), 1 with slabs of several groups and for groups of 16 or 24 output channels
+ * (16 pixels, two chunks in flight: two CTAs per SM unspilled; measured 8-10% faster on groups of
+ * 16 and 24, 7-10% slower on groups of 32, which keep MT = 2 at one CTA per SM: decisions.md
+ * "grouped-narrow"). */
 static void gw_instance(int64_t nt, int gps, int *kt, int *mt)
 {
     *kt = nt <= 1 ? 1 : 4;
-    *mt = gps > 1 ? 1 : 2;
+    *mt = gps > 1 || nt == 2 || nt == 3 ? 1 : 2;
 }
 
 static int gw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
@@ -344,7 +349,7 @@ static igemm_status_t gw_configure(const igemm_conv_params_t *p, const igemm_dev
              "chunks through mma.sync m16n8k16 (%d chunks' 16-byte loads in flight, %d x 8 output channels%s), "
              "fused epilogue; %d warps per CTA, grid %lld%s",
              (long long)p->groups, (long long)p->cg, (long long)p->kg, (long long)p->r, (long long)p->s,
-             16 * c->mt, c->gps, (long long)(kdepth * c->gps), GW_UNROLL, (int)(c->gps * p->kg / 8),
+             16 * c->mt, c->gps, (long long)(kdepth * c->gps), c->gps == 1 && c->kt > 1 && c->mt == 1 ? GW_UNROLL_WIDE : GW_UNROLL, (int)(c->gps * p->kg / 8),
              c->gps > 1 ? ", each tile zero outside its group's depth" : "", GW_WARPS, (long long)c->grid,
              c->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
@@ -365,6 +370,7 @@ static cudaError_t gw_dispatch(const gw_args_t *a, const gw_cfg_t *c, cudaStream
 {
     switch (c->kt * 10 + c->mt + (c->gps > 1 ? 100 : 0)) {
     case 12: return gw_launch<T, 1, 2, false>(a, c, st);
+    case 41: return gw_launch<T, 4, 1, false>(a, c, st);
     case 42: return gw_launch<T, 4, 2, false>(a, c, st);
     case 141: return gw_launch<T, 4, 1, true>(a, c, st);
     }
