@@ -3,12 +3,13 @@
  * 1 < groups < c with c/g and k/g multiples of 8, k/g <= 32. On the GPU (gpu_problem.h says what
  * every check checks: guards, poisoned y, unchanged inputs, tolerances): random grouped convs
  * forced onto the path — groups of 8 channels (one column tile) and of 16-32 (several), slabs of
- * 4 groups of 8 (one warp over 32 input channels) and group counts that make none, c/g != k/g,
+ * 4 groups of 8 and of 8 groups of 4 (one warp over 32 input channels) and group counts that
+ * make none, c/g != k/g,
  * depths that are not a multiple of the 32-deep chunk (a partial last chunk) and longer than one
  * unrolled step, 1x1 / 3x3 / 5x5 / 1x7 filters, stride 2, padding, dilation, pixel counts that are
  * not a multiple of the warp's block, every epilogue, fp16 and bf16 in, f16/bf16/f32 out; the
- * planner's choice under AUTO (ResNeXt's and RegNet's grouped 3x3s take it; depthwise and groups of
- * 4 channels do not, and say why); two runs agree bit for bit.
+ * planner's choice under AUTO (ResNeXt's and RegNet's grouped 3x3s take it; depthwise, 12 groups of
+ * 4 channels and groups of 64 do not, and say why); two runs agree bit for bit.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ static igemm_conv2d_desc_t gen_grouped(data_rng_t *g, int it)
     if (it % 10 == 2) cg = 8, kg = 8, groups = 4 * data_rng_int(g, 1, 3);
     if (it % 10 == 7) cg = 16, kg = 8 * data_rng_int(g, 1, 2), groups = 2 * data_rng_int(g, 1, 4);
     if (it % 10 == 5) cg = 8, kg = 8, groups = 2 * data_rng_int(g, 1, 5) + 1; /* odd: no slabs */
+    if (it % 10 == 9) cg = 4, kg = 4, groups = 8 * data_rng_int(g, 1, 3);     /* slabs of 8 groups of 4 */
     const int64_t r = fil[it % 5][0], s = fil[it % 5][1];
     const int64_t stride = it % 6 == 5 ? 2 : 1;
     const int64_t dil = it % 9 == 7 ? 2 : 1;
@@ -97,7 +99,7 @@ TEST(gpu_grouped_planner)
     igemm_conv2d_desc_t dw = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 64, BF, BF);
     REQUIRE(plan_text(&dw, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_depthwise") != NULL, "%s", msg);
-    igemm_conv2d_desc_t g4 = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 16, BF, BF);
+    igemm_conv2d_desc_t g4 = conv_shape(1, 8, 8, 48, 48, 3, 3, 1, 1, 1, 12, BF, BF); /* 12 groups of 4 */
     CHECK_EQ_INT(plan_text(&g4, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "c/g = 4, k/g = 4") != NULL, "%s", msg);
     REQUIRE(plan_text(&g4, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* another path takes it */
@@ -116,6 +118,10 @@ TEST(gpu_grouped_planner)
     igemm_conv2d_desc_t rg = conv_shape(2, 28, 28, 48, 48, 3, 3, 1, 1, 1, 6, BF, BF);
     REQUIRE(plan_text(&rg, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 1 group(s)"), "%s", msg);
+    /* ResNeXt-50's first stage: 32 groups of 4 channels, slabs of 8 */
+    igemm_conv2d_desc_t r1 = conv_shape(2, 14, 14, 128, 128, 3, 3, 1, 1, 1, 32, BF, BF);
+    REQUIRE(plan_text(&r1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 8 group(s)"), "%s", msg);
     /* and a slab of 4 groups of 8 (ResNeXt's), 3x3 stride 1, bf16 */
     igemm_conv2d_desc_t d4 = conv_shape(2, 9, 11, 64, 64, 3, 3, 1, 1, 1, 8, BF, BF);
     check_plan_repeatable(&d4, &e, &g, "slab of 4 group(s)", "grouped slab");

@@ -1,7 +1,7 @@
 /*
  * grouped.cu — the grouped-conv family (mem_grouped, IGEMM_PATH_MEMORY): convs of 1 < groups < c
- * whose groups are narrow (c/g and k/g multiples of 8, k/g <= 32: ResNeXt's 32 groups of 8 or 32
- * channels, RegNet's groups of 8-24). An implicit GEMM per group has N = k/g <= 32 and K = R*S*c/g:
+ * whose groups are narrow (c/g and k/g multiples of 8, k/g <= 32, or 4 -> 4 in multiples of 8
+ * groups: ResNeXt's 32 groups of 4-32 channels, RegNet's groups of 8-24). An implicit GEMM per group has N = k/g <= 32 and K = R*S*c/g:
  * a 64/128-wide tensor-core tile leaves most of every MMA idle and the layer is bound by reading x
  * and writing y; the general path ran them at 0.4-0.6x cuDNN (docs/decisions.md "grouped-narrow").
  *
@@ -56,8 +56,8 @@ typedef struct gw_args {
     int64_t units;                /* pixel blocks x groups */
     int64_t h, w_in, pq, q;       /* input height, width; output pixels per image, output width */
     int32_t groups, cg, kg, kdepth; /* groups, channels per group in / out, R * S * cg */
-    int32_t gps, slabs, sw, ktg, nt; /* groups per slab, slabs, slab width (gps * cg), 8-channel
-                                        tiles per group (kg / 8) and per slab (gps * ktg) */
+    int32_t gps, slabs, sw, nt;   /* groups per slab, slabs, slab width (gps * cg), 8-channel output
+                                     tiles per slab (gps * kg / 8) */
     int32_t c, k, s, sdepth, chunks; /* all input / output channels, filter width, R * S * sw, ceil(sdepth / 32) */
     int32_t stride_h, stride_w, pad_top, pad_left, dil_h, dil_w;
     igemm_fastdiv_t fd_slabs, fd_pq, fd_q; /* valid when fd_ok (units and m < 2^31) */
@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
     /* the depth table: for chunk j and lane column t, the 8 elements at slab depth d = 32j + 8t
      * are tap (r, s) = d / sw, slab channels sc .. sc + 7 (sc = d % sw) of group sc / cg of the
      * slab, its channels ch .. ch + 7: {offset of the tap's element from the window's origin,
-     * (r * dil_h) << 16 | s * dil_w, the group's filter depth tap * cg + ch, group + 1}, or zeros
-     * past the depth */
+     * (r * dil_h) << 16 | s * dil_w, the group's filter depth tap * cg + ch, 1 + (in a slab) the
+     * output tile sc / 8 whose B is nonzero there}, or zeros past the depth */
     constexpr int UNR = SLAB || KT == 1 || MT == 2 ? GW_UNROLL : GW_UNROLL_WIDE;
     extern __shared__ int4 gw_tab[];
     for (int i = threadIdx.x; i < 4 * a.chunks; i += GW_THREADS) {
@@ -138,8 +138,9 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
         if (d < a.sdepth) {
             const int tap = d / a.sw, sc = d - tap * a.sw, gl = sc / a.cg, ch = sc - gl * a.cg;
             const int r = tap / a.s, s = tap - r * a.s;
+            /* w: in a slab, the 8-channel output tile whose B is nonzero in this depth, + 1 */
             e = make_int4((r * a.dil_h * (int)a.w_in + s * a.dil_w) * a.c + sc, (r * a.dil_h) << 16 | (s * a.dil_w),
-                          tap * a.cg + ch, gl + 1);
+                          tap * a.cg + ch, (a.gps > 1 ? sc >> 3 : 0) + 1);
         }
         gw_tab[i] = e;
     }
@@ -212,9 +213,17 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
                         const bool ok = e.w && (unsigned)ih < (unsigned)a.h && (unsigned)iw < (unsigned)a.w_in;
                         xr[uu][mt][hh] = ok ? __ldg(xv + ((xorg[mt][hh] + e.x) >> 3)) : zero;
                     }
-                gsel[uu] = e.w - 1; /* this lane's group in the slab (-1: past the depth) */
-                if (SLAB) { /* kg = 8: tile i is group i */
-                    wr[uu][0] = e.w ? __ldg(wv + (((wrow + (int64_t)(e.w - 1) * a.kg) * a.kdepth + e.z) >> 3)) : zero;
+                gsel[uu] = e.w - 1; /* in a slab: the tile with this lane's B (-1: past the depth) */
+                if (SLAB) { /* filter rows 8 * tile + g: 8 channels of one group of 8 (a 16-byte load), or
+                             * 4 of one group of 4 (8 bytes: MMA 1's half for columns g < 4, whose group is
+                             * the lane's elements 0-3, MMA 2's for g >= 4, elements 4-7) */
+                    const int64_t wi = (wrow + 8 * (int64_t)(e.w - 1)) * a.kdepth + e.z;
+                    if (a.cg == 4) {
+                        const uint2 h = e.w ? __ldg((const uint2 *)a.w + (wi >> 2)) : make_uint2(0u, 0u);
+                        wr[uu][0] = g < 4 ? make_uint4(h.x, h.y, 0u, 0u) : make_uint4(0u, 0u, h.x, h.y);
+                    } else {
+                        wr[uu][0] = e.w ? __ldg(wv + (wi >> 3)) : zero;
+                    }
                 } else {
 #pragma unroll
                     for (int i = 0; i < KT; i++)
@@ -226,7 +235,7 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
 #pragma unroll
                 for (int i = 0; i < KT; i++) {
                     if (i >= kt) break;
-                    /* SLAB: tile i is group i of the slab, zeros in the other groups' depth */
+                    /* SLAB: zeros outside the depth of tile i's groups */
                     const uint4 bw = SLAB ? (gsel[uu] == i ? wr[uu][0] : zero) : wr[uu][SLAB ? 0 : i];
                     const uint32_t b0[2] = {bw.x, bw.y}, b1[2] = {bw.z, bw.w};
 #pragma unroll
@@ -255,7 +264,8 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
 
 /* ------------------------------------------------------------------ family */
 
-/* Groups per slab: 4 for groups of 8 -> 8 channels whose count is a multiple of 4 (a warp's 32
+/* Groups per slab: 8 for groups of 4 -> 4 channels, 4 for groups of 8 -> 8 channels whose count
+ * is a multiple of 4 (a warp's 32
  * input channels of one tap per chunk: 64 contiguous bytes per pixel per 4 lanes instead of 16;
  * its B tiles zero outside their group's depth); else 1. Measured (decisions.md
  * "grouped-narrow"): ResNeXt's 32 groups of 8 41.6 us in slabs against 48.5 alone; a partial last
@@ -263,6 +273,7 @@ __global__ void __launch_bounds__(GW_THREADS, KT == 4 && MT == 2 ? 1 : 2) groupe
  * slower (44.0 against 32.0 alone). */
 static int gw_gps(const igemm_conv_params_t *p)
 {
+    if (p->cg == 4 && p->kg == 4) return 8; /* (supports() asks groups % 8 == 0) */
     return p->cg == 8 && p->kg == 8 && p->groups % 4 == 0 ? 4 : 1;
 }
 
@@ -298,8 +309,10 @@ static int gw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
         GW_WHY("groups = %lld, c = %lld: takes grouped convs (1 < groups < c)", (long long)p->groups, (long long)p->c);
         return 0;
     }
-    if (p->cg % 8 != 0 || p->kg % 8 != 0 || p->kg > GW_MAX_KG || p->cg > GW_MAX_CG) {
-        GW_WHY("c/g = %lld, k/g = %lld: takes groups of c/g, k/g multiples of 8 with k/g <= %d, c/g <= %d",
+    const int four = p->cg == 4 && p->kg == 4 && p->groups % 8 == 0; /* slabs of 8 groups of 4 */
+    if (!four && (p->cg % 8 != 0 || p->kg % 8 != 0 || p->kg > GW_MAX_KG || p->cg > GW_MAX_CG)) {
+        GW_WHY("c/g = %lld, k/g = %lld: takes groups of c/g, k/g multiples of 8 with k/g <= %d, c/g <= %d, or 4 "
+               "-> 4 channels in a multiple of 8 groups",
                (long long)p->cg, (long long)p->kg, GW_MAX_KG, GW_MAX_CG);
         return 0;
     }
@@ -408,8 +421,7 @@ static igemm_status_t gw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.gps = c->gps;
     a.slabs = a.groups / a.gps;
     a.sw = a.gps * a.cg;
-    a.ktg = a.kg / 8;
-    a.nt = a.gps * a.ktg;
+    a.nt = a.gps * a.kg / 8;
     a.sdepth = (int32_t)(p->r * p->s * a.sw);
     a.chunks = (a.sdepth + 31) / 32;
     a.stride_h = (int32_t)p->stride_h;
