@@ -199,7 +199,8 @@ def optimize(model, dtype=None, report=False, grouped=False):
     else stays in torch. dtype: torch.bfloat16 (default unless the model is float16) or
     torch.float16; the copy is converted to it and to channels_last. Inference only.
     grouped=True also moves grouped/depthwise convs to igemm (by default they stay torch convs,
-    BatchNorm folded into their weights: igemm's path for them is slower today).
+    BatchNorm folded into their weights: igemm's paths for them win on some networks and lose
+    on others today; docs/perf.md).
 
     Returns the module, or (module, OptimizeReport) with report=True. See igemm._optimize."""
     from ._optimize import optimize as _optimize

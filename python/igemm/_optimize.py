@@ -230,7 +230,10 @@ def _keep_in_torch(conv, grouped):
     torch): igemm's general path for grouped convs measured 0.13-0.6x torch.compile on
     MobileNetV2/V3, EfficientNet-B0, ConvNeXt-T and ResNeXt-50 (docs/perf.md, decisions.md
     "optimize-grouped"); its depthwise family 0.56-1.00x PyTorch's kernels per layer plain,
-    1.01-1.89x with the fused epilogue (decisions.md "depthwise")."""
+    1.01-1.89x with the fused epilogue (decisions.md "depthwise"); its narrow-group family
+    0.45-3.7x the best of cuDNN and PyTorch per layer, and grouped=True beats the default under
+    CUDA graphs on RegNetY-400MF (batch 32) and ResNeXt-50 (batch 1) but not everywhere
+    (decisions.md "grouped-narrow"): still an option, not the default."""
     if conv.groups == 1 or grouped is True:
         return False
     return not (grouped == "depthwise" and _is_depthwise(conv))
