@@ -268,10 +268,12 @@ cuda = pytest.mark.skipif(not torch.cuda.is_available() or igemm.device_count() 
 
 @cuda
 @pytest.mark.skipif(tv is None, reason="needs torchvision")
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "resnext50_32x4d"])
-def test_torchvision_gpu_bf16(name):
+@pytest.mark.parametrize("name,grouped", [("resnet18", False), ("mobilenet_v2", False),
+                                          ("resnext50_32x4d", False), ("resnext50_32x4d", True),
+                                          ("regnet_y_400mf", True)])
+def test_torchvision_gpu_bf16(name, grouped):
     """igemm-optimized bf16 within 2x torch's own bf16 error against the float32 model, and the
-    same under a CUDA graph."""
+    same under a CUDA graph (grouped=True: the grouped convs on igemm's grouped family)."""
     model = randomize(getattr(tv.models, name)(weights=None)).cuda()
     x = torch.randn(2, 3, 96, 96, device="cuda")
     with torch.no_grad():
@@ -280,7 +282,7 @@ def test_torchvision_gpu_bf16(name):
         xb = x.to(torch.bfloat16).contiguous(memory_format=torch.channels_last)
         torch_err = rel_err(ref, tb(xb).float())
         model.float()
-        opt = igemm.optimize(model, dtype=torch.bfloat16)
+        opt = igemm.optimize(model, dtype=torch.bfloat16, grouped=grouped)
         out = opt(xb)
         err = rel_err(ref, out.float())
         assert err <= 2 * torch_err + 1e-3, (err, torch_err)
