@@ -341,11 +341,12 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = best.split > 1 && !psk ? (size_t)best.split * (size_t)M * (size_t)N * sizeof(float) : 0;
     snprintf(cfg->desc, sizeof cfg->desc,
-             "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s), "
+             "%s + wgmma, tile %dx%dx%d, %d stages, 1 producer + %d consumer warpgroups (%d x 64 %s each%s)%s, "
              "%d staging boxes%s%s, %s, %s, grid %d over %lld tiles x %d split(s)%s, %zu B smem%s, est %.1f us",
              halo ? "TMA halo rows" : "TMA im2col", bm, best.bn, SM90_BK, best.stages, best.nc, best.wm,
              best.tp ? "channels, pixels as wgmma N" : "rows",
-             best.pp && best.nc == 3 ? ", taking tiles in turn" : best.pp ? ", ping-pong" : "", best.es,
+             best.pp && best.nc == 3 ? ", taking tiles in turn" : best.pp ? ", ping-pong" : "",
+             best.tp && best.bn == 64 ? " on the same 64 channels, half of each k-block each" : "", best.es,
              pl->res_mode == 2   ? ", residual via operand ring"
              : pl->res_mode == 1 ? ", residual via staging ring"
                                  : "",
