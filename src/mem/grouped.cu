@@ -38,6 +38,7 @@
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
+#include "mem_args.h"
 
 #define GW_WARPS 8
 #define GW_THREADS (32 * GW_WARPS)
@@ -399,12 +400,7 @@ static igemm_status_t gw_run(const igemm_conv_params_t *p, const igemm_family_co
     const gw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, gw_cfg_t);
     gw_args_t a;
     memset(&a, 0, sizeof a);
-    a.x = p->x;
-    a.w = p->filter;
-    a.y = p->y;
-    a.scale = p->scale;
-    a.bias = p->bias;
-    a.residual = p->residual;
+    MEM_ARGS_SET_OPERANDS(a, p);
     a.m = p->gemm_m;
     a.units = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt) * (p->groups / c->gps);
     a.h = p->h;
@@ -436,14 +432,6 @@ static igemm_status_t gw_run(const igemm_conv_params_t *p, const igemm_family_co
         a.fd_pq = igemm_fastdiv_make((int32_t)(p->p * p->q));
         a.fd_q = igemm_fastdiv_make((int32_t)p->q);
     }
-    a.alpha = p->alpha;
-    a.beta = p->beta;
-    a.act_param = p->act_param;
-    a.act = p->act;
-    a.has_scale = p->has_scale;
-    a.has_bias = p->has_bias;
-    a.has_residual = p->has_residual;
-    a.out_dtype = p->out_dtype;
     const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? gw_dispatch<__nv_bfloat16>(&a, c, (cudaStream_t)stream)
                                                          : gw_dispatch<__half>(&a, c, (cudaStream_t)stream);
     if (e != cudaSuccess)

@@ -40,6 +40,7 @@
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
 #include "mem_1x1.h"
+#include "mem_args.h"
 
 #define NW_WARPS 8
 #define NW_THREADS (32 * NW_WARPS)
@@ -309,12 +310,7 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
     const nw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, nw_cfg_t);
     nw_args_t a;
     memset(&a, 0, sizeof a);
-    a.x = p->x;
-    a.w = p->filter;
-    a.y = p->y;
-    a.scale = p->scale;
-    a.bias = p->bias;
-    a.residual = p->residual;
+    MEM_ARGS_SET_OPERANDS(a, p);
     a.m = p->gemm_m;
     a.n = (int32_t)p->k;
     a.c = (int32_t)p->c;
@@ -331,14 +327,6 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
     a.plain = p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 && p->p == p->h &&
               p->q == p->w;
-    a.alpha = p->alpha;
-    a.beta = p->beta;
-    a.act_param = p->act_param;
-    a.act = p->act;
-    a.has_scale = p->has_scale;
-    a.has_bias = p->has_bias;
-    a.has_residual = p->has_residual;
-    a.out_dtype = p->out_dtype;
     const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? nw_dispatch<__nv_bfloat16>(&a, c, (cudaStream_t)stream)
                                                          : nw_dispatch<__half>(&a, c, (cudaStream_t)stream);
     if (e != cudaSuccess)

@@ -37,6 +37,7 @@
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
 #include "mem_1x1.h"
+#include "mem_args.h"
 
 #define SK_WARPS 8
 #define SK_THREADS (32 * SK_WARPS)
@@ -244,12 +245,7 @@ static igemm_status_t sk_run(const igemm_conv_params_t *p, const igemm_family_co
     const sk_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, sk_cfg_t);
     sk_args_t a;
     memset(&a, 0, sizeof a);
-    a.x = p->x;
-    a.w = p->filter;
-    a.y = p->y;
-    a.scale = p->scale;
-    a.bias = p->bias;
-    a.residual = p->residual;
+    MEM_ARGS_SET_OPERANDS(a, p);
     a.m = p->gemm_m;
     a.n = p->k;
     a.k = p->c;
@@ -261,14 +257,6 @@ static igemm_status_t sk_run(const igemm_conv_params_t *p, const igemm_family_co
     a.stride_w = p->stride_w;
     a.pad_top = p->pad_top;
     a.pad_left = p->pad_left;
-    a.alpha = p->alpha;
-    a.beta = p->beta;
-    a.act_param = p->act_param;
-    a.act = p->act;
-    a.has_scale = p->has_scale;
-    a.has_bias = p->has_bias;
-    a.has_residual = p->has_residual;
-    a.out_dtype = p->out_dtype;
     const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? sk_dispatch<__nv_bfloat16>(&a, c, (cudaStream_t)stream)
                                                          : sk_dispatch<__half>(&a, c, (cudaStream_t)stream);
     if (e != cudaSuccess)
