@@ -133,6 +133,13 @@ igemm_status_t plan_text(const igemm_conv2d_desc_t *d, igemm_path_t path, const 
 void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, data_rng_t *g, const char *want,
                            const char *tag);
 
+/* The random test of a memory-bound family: n problems gen(g, it), it = 0 .. n-1, each with a
+ * random epilogue (gen_epilogue), forced onto IGEMM_PATH_MEMORY, the plan's description containing
+ * want, run against the reference (stops after 5 failures); prints "  <label>: ..." and checks that
+ * all n ran on the family (none refused) and none failed. seed: the data seed (test_seed). */
+void run_memory_random(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int n, uint64_t seed, const char *want,
+                       const char *label);
+
 /* The loop of the sm90 kernel tests: each of ncases problems (the desc of case i at byte offset
  * i * stride from descs: a field of a case struct) under each epilogue kind of epilogue_kind, with
  * the reference, data from seed; fn runs one problem (ci: its case, ek its epilogue kind) and

@@ -65,21 +65,7 @@ static igemm_conv2d_desc_t gen_grouped(data_rng_t *g, int it)
 TEST(gpu_grouped_random)
 {
     SKIP_WITHOUT_GPU();
-    data_rng_t g = {test_seed(0x6a0e)};
-    run_stats_t st;
-    memset(&st, 0, sizeof st);
-    for (int it = 0; it < 150 && st.failed < 5; it++) {
-        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
-        igemm_epilogue_t e;
-        gen_epilogue(&g, &e);
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, "kernel mem_grouped", &g, &st, 0);
-        REQUIRE(rc >= 0);
-    }
-    fprintf(stdout, "  grouped: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
-            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
-    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 150);
-    CHECK_EQ_INT(st.failed, 0);
-    CHECK_EQ_INT(st.refused, 0);
+    run_memory_random(gen_grouped, 150, 0x6a0e, "kernel mem_grouped", "grouped");
 }
 
 TEST(gpu_grouped_planner)

@@ -54,21 +54,7 @@ static igemm_conv2d_desc_t gen_narrow(data_rng_t *g, int it)
 TEST(gpu_narrow_random)
 {
     SKIP_WITHOUT_GPU();
-    data_rng_t g = {test_seed(0x9a1e)};
-    run_stats_t st;
-    memset(&st, 0, sizeof st);
-    for (int it = 0; it < 120 && st.failed < 5; it++) {
-        const igemm_conv2d_desc_t d = gen_narrow(&g, it);
-        igemm_epilogue_t e;
-        gen_epilogue(&g, &e);
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, "kernel mem_narrow", &g, &st, 0);
-        REQUIRE(rc >= 0);
-    }
-    fprintf(stdout, "  narrow 1x1: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
-            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
-    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 120);
-    CHECK_EQ_INT(st.failed, 0);
-    CHECK_EQ_INT(st.refused, 0);
+    run_memory_random(gen_narrow, 120, 0x9a1e, "kernel mem_narrow", "narrow 1x1");
 }
 
 TEST(gpu_narrow_planner)
