@@ -30,21 +30,21 @@
 
 #include "epilogue.cuh"
 
-/* The epilogue of the groups a thread finishes (q % S == rank, inside M and N): v holds their
- * sums. RES: with the residual; CALL: an activation besides ReLU / none, out of line (inlined at
+/* The epilogue of the groups a thread finishes (q % units == unit, inside M and N; the finishing
+ * unit is the rank, or (rank, consumer) with KS = 2): v holds their sums. RES: with the residual; CALL: an activation besides ReLU / none, out of line (inlined at
  * each unrolled element they outgrew the instruction cache: decisions.md "gemm-family"). The
  * run-time switches are decided by the caller, once, outside the unrolled loops. */
 template <int TP, bool GENERAL, bool RES, bool CALL>
 static __device__ __forceinline__ void sm90_pixn_cluster_store(const igemm_sm90_args_t &a, const float (&v)[TP / 2],
-                                                               int lane, int64_t m0, int64_t ch0, int rank, int S,
-                                                               float as0, float as1, float bi0, float bi1)
+                                                               int lane, int64_t m0, int64_t ch0, int unit,
+                                                               int units, float as0, float as1, float bi0, float bi1)
 {
     const int64_t N = a.gemm_n;
     const bool relu = a.act == IGEMM_ACT_RELU;
 #pragma unroll
     for (int q = 0; q < TP / 8; q++) {
         const int64_t px0 = m0 + 8 * q + 2 * (lane & 3);
-        if (q % S != rank || px0 >= a.gemm_m || ch0 >= N) continue; /* (rank, S: the finishing unit, units) */
+        if (q % units != unit || px0 >= a.gemm_m || ch0 >= N) continue;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int64_t px = px0 + (e & 1), ch = ch0 + 8 * (e >> 1);
