@@ -67,7 +67,7 @@ static const hint_field_t k_hint_fields[] = {
     HINT(kernel, 0, IGEMM_KERNEL_FOLD), HINT(tile_m, 1, 4096),         HINT(tile_n, 1, 4096),
     HINT(consumers, 1, 4),              HINT(stages, 2, 64),            HINT(split_k, 1, 64),
     HINT(grid, 1, 1 << 30),             HINT(staging_boxes, 1, 6),      HINT(filter_resident, -1, 1),
-    HINT(pdl, -1, 1),                   HINT(rows_per_tile, 1, 2),      HINT(fold_rows, 1, 64),
+    HINT(pdl, -1, 1),                   HINT(rows_per_tile, 1, 64),      HINT(fold_rows, 1, 64),
     HINT(stem_prepass, 0, 1),
 };
 #undef HINT

@@ -494,7 +494,7 @@ TEST(api_hints_parse_errors)
         {"stages=65", "hints.stages = 65"},     {"split_k=65", "hints.split_k = 65"},
         {"consumers=5", "hints.consumers = 5"}, {"staging_boxes=7", "hints.staging_boxes = 7"},
         {"filter_resident=2", "hints.filter_resident = 2"}, {"pdl=-2", "hints.pdl = -2"},
-        {"rows_per_tile=3", "hints.rows_per_tile = 3"},   {"fold_rows=65", "hints.fold_rows = 65"},
+        {"rows_per_tile=65", "hints.rows_per_tile = 65"},   {"fold_rows=65", "hints.fold_rows = 65"},
         {"stem_prepass=-1", "hints.stem_prepass = -1"},   {"tile_m=-8", "hints.tile_m = -8"},
         {"tile_n=5000", "hints.tile_n = 5000"},
     };
@@ -532,7 +532,7 @@ TEST(api_hints_validated_by_plan_create)
         {offsetof(igemm_plan_hints_t, staging_boxes), 7, "hints.staging_boxes = 7"},
         {offsetof(igemm_plan_hints_t, filter_resident), -2, "hints.filter_resident = -2"},
         {offsetof(igemm_plan_hints_t, pdl), 2, "hints.pdl = 2"},
-        {offsetof(igemm_plan_hints_t, rows_per_tile), 3, "hints.rows_per_tile = 3"},
+        {offsetof(igemm_plan_hints_t, rows_per_tile), 65, "hints.rows_per_tile = 65"},
         {offsetof(igemm_plan_hints_t, fold_rows), -4, "hints.fold_rows = -4"},
         {offsetof(igemm_plan_hints_t, stem_prepass), 2, "hints.stem_prepass = 2"},
     };

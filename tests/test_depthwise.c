@@ -2,13 +2,15 @@
  * test_depthwise.c — the depthwise family (src/mem/depthwise.cu, IGEMM_PATH_MEMORY): convs of
  * groups = c = k. On the GPU (gpu_problem.h says what every check checks: guards, poisoned y,
  * unchanged inputs, tolerances): random depthwise convs forced onto the path — the compiled
- * windows (3x3, 5x5, 7x7 at stride 1 and 2) and the generic instance (other filters, strides 3,
+ * windows (3x3, 5x5, 7x7 at stride_w 1 and 2: the tiled kernel, every fourth on a grid of 1-3
+ * CTAs) and the generic instance (other filters, strides 3,
  * dilations, 1xS and Rx1), paddings, output columns that are not a multiple of the strip, channel
  * counts of 8..320 (several channel blocks, partial ones), every epilogue, fp16 and bf16 in,
  * f16/bf16/f32 out; the planner's choice under AUTO (depthwise convs take it, a grouped conv with
  * two channels per group and c % 8 != 0 do not, and say why); two runs agree bit for bit.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@
 
 GPU_SKIP_TEST(gpu_depthwise_random)
 GPU_SKIP_TEST(gpu_depthwise_planner)
+GPU_SKIP_TEST(gpu_depthwise_plans_share_kernel)
 
 #else /* IGEMM_HAVE_CUDA */
 
@@ -75,8 +78,11 @@ TEST(gpu_depthwise_random)
         gen_epilogue(&g, &e);
         const int fast = (d.s == 3 || d.s == 5 || d.s == 7) && d.stride_w <= 2 && d.dil_w == 1;
         kinds |= fast ? 1 : 2;
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL,
-                               fast ? "the window in registers" : "generic taps", &g, &st, 0);
+        /* every fourth: the tiled kernel's persistent grid capped at 1-3 CTAs (each CTA many
+         * tiles, both buffers in turn, the weights restaged when the channel block changes) */
+        igemm_plan_hints_t h = igemm_plan_hints_default();
+        if (it % 4 == 3) h.grid = (int)data_rng_int(&g, 1, 3);
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, fast ? "tiled; persistent" : "generic taps", &g, &st, 0);
         REQUIRE(rc >= 0);
     }
     fprintf(stdout, "  depthwise: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
@@ -111,6 +117,57 @@ TEST(gpu_depthwise_planner)
     igemm_conv2d_desc_t d = conv_shape(2, 7, 9, 768, 768, 7, 7, 1, 3, 1, 768, F16, F32);
     igemm_epilogue_t e = epilogue_kind(2);
     check_plan_repeatable(&d, &e, &g, "kernel mem_depthwise", "depthwise");
+}
+
+/* Two live plans of one kernel instance whose tiles need different shared memory (both above the
+ * 48 KB default): run big, small, big again. The limit is a process-wide attribute of the kernel;
+ * the small plan must not lower it under the big one (MobileNetV2 under igemm.optimize failed so:
+ * "depthwise launch (c = 144, 3x3): invalid argument"). Each run matches the reference. */
+TEST(gpu_depthwise_plans_share_kernel)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0xd3e3)};
+    const igemm_conv2d_desc_t d = conv_shape(2, 40, 40, 64, 64, 3, 3, 1, 1, 1, 64, BF, BF);
+    const igemm_epilogue_t e = epilogue_kind(0);
+    problem_t pb;
+    if (problem_init(&pb, &d, &e, &g, 1) != 0) {
+        problem_free(&pb);
+        return;
+    }
+    igemm_plan_t *plan[2] = {NULL, NULL};
+    static const char *const hints[2] = {"tile_n=64,rows_per_tile=16,tile_m=512", "tile_n=64,rows_per_tile=8,tile_m=256"};
+    for (int i = 0; i < 2; i++) {
+        igemm_plan_hints_t h;
+        REQUIRE(igemm_plan_hints_parse(hints[i], &h) == IGEMM_STATUS_SUCCESS);
+        igemm_plan_options_t o = igemm_plan_options_default();
+        o.path = IGEMM_PATH_MEMORY;
+        o.hints = &h;
+        const igemm_status_t st = igemm_plan_create(&plan[i], &d, &e, &o);
+        CHECK_MSG(st == IGEMM_STATUS_SUCCESS, "hints %s: %s", hints[i], igemm_last_error());
+        if (st != IGEMM_STATUS_SUCCESS) goto done;
+        const char *desc = igemm_plan_describe(plan[i]);
+        CHECK_MSG(strstr(desc, "tiled; persistent") != NULL, "%s", desc);
+    }
+    /* the two tiles' shared memory, from the descriptions: different, both over 48 KB */
+    {
+        size_t b[2] = {0, 0};
+        for (int i = 0; i < 2; i++) {
+            const char *m = strstr(igemm_plan_describe(plan[i]), " B of shared memory");
+            const char *q = m;
+            while (q && q > igemm_plan_describe(plan[i]) && q[-1] >= '0' && q[-1] <= '9') q--;
+            if (q) b[i] = (size_t)strtoull(q, NULL, 10);
+        }
+        CHECK_MSG(b[0] > b[1] && b[1] > 48 * 1024, "shared memory %zu and %zu B", b[0], b[1]);
+    }
+    static const int order[3] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) {
+        const igemm_status_t rs = problem_run(&pb, plan[order[i]], NULL);
+        CHECK_MSG(rs == IGEMM_STATUS_SUCCESS, "run %d (plan %d): %s", i, order[i], igemm_last_error());
+        if (rs == IGEMM_STATUS_SUCCESS) CHECK_EQ_INT((int)problem_check(&pb, "dw shared kernel", NULL), 0);
+    }
+done:
+    for (int i = 0; i < 2; i++) igemm_plan_destroy(plan[i]);
+    problem_free(&pb);
 }
 
 #endif

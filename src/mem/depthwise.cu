@@ -5,9 +5,16 @@
  * the fp32 FMA rate), never by tensor cores; an implicit GEMM over groups of one channel wastes
  * all but 1/64 of every MMA (the general path ran them at 1-3% of their bytes floor).
  *
- * Algorithm (dw_kernel<T, S_T, SW, OWT>): a CTA of CBV x TY threads owns CB = 8 * CBV consecutive
- * channels and loops over output strips (image, output row, OWT consecutive output columns: 4, or
- * 2 for 5x5 and 7x7, whose windows leave fewer registers);
+ * Two kernels. Filter widths 3, 5, 7 at stride_w 1 or 2 (dil_w 1: the compiled windows) run the
+ * tiled kernel (depthwise_tiled.cuh: persistent CTAs over output tiles whose input windows are
+ * copied to shared memory by cp.async, double-buffered; a thread per channel pair; its tile chosen
+ * by dwt_choose below). Everything else runs the strip kernel below: other filters, strides and
+ * dilations (its generic instance), and compiled windows the tiled kernel cannot take (an image of
+ * 2^31 elements or more, or a window too tall for shared memory).
+ *
+ * The strip kernel (dw_kernel<T, S_T, SW, OWT>): a CTA of CBV x TY threads owns CB = 8 * CBV
+ * consecutive channels and loops over output strips (image, output row, OWT consecutive output
+ * columns: 4, or 2 for 5x5 and 7x7, whose windows leave fewer registers);
  * thread (cv, ty) computes channels c0 + 8cv .. +7 of its strips. The CTA's filters are staged once
  * in shared memory as fp32 [tap][channel] (the KRSC filter is [channel][tap]: strided, read once).
  * Per filter row r of a strip: the strip's window of the row, (OWT - 1) * SW + S_T input
@@ -16,14 +23,11 @@
  * strip that covers it (each input column loaded once per strip and row instead of once per tap).
  * 3x3 stride 1: the next row's window in flight during this row's FMAs, the row's taps in
  * registers, each column unpacked once; the others (registers for the window): tap by tap, the
- * tap's 8 weights from shared memory. Columns and rows outside the input read zero. fp32 accumulation; the fused
- * epilogue per element (alpha * scale + bias + beta * residual, the activation: ReLU inline, the
- * others out of line), 16-byte residual loads and y stores.
- * 7x7 at stride 1 (ConvNeXt) runs the channel-pair kernel instead (dw2_kernel, below: 2 channels
- * and 8 output columns per thread). S_T = 3, 5, 7 with SW = 1, 2 and dil_w = 1 are compiled; every
- * other depthwise conv (any R x S,
- * strides, dilations) runs the generic instance (S_T = 0: taps and strides at run time, one
- * 16-byte load per tap and output). Layouts: x N x H x W x C, w C x R x S (KRSC with C/g = 1),
+ * tap's 8 weights from shared memory. Columns and rows outside the input read zero. fp32
+ * accumulation; the fused epilogue per element (alpha * scale + bias + beta * residual, the
+ * activation: ReLU inline, the others out of line), 16-byte residual loads and y stores. The
+ * generic instance (S_T = 0): taps and strides at run time, one 16-byte load per tap and output.
+ * Layouts: x N x H x W x C, w C x R x S (KRSC with C/g = 1),
  * y and the residual N x P x Q x C; C % 8 == 0 and 16-byte aligned x, y, residual (the planner's
  * fallback takes the rest). PTX: griddepcontrol on sm_90 (programmatic dependent launch).
  */
@@ -54,9 +58,12 @@ typedef struct dw_args {
 
 /* the family's configuration (igemm_family_priv) */
 typedef struct dw_cfg {
-    int cbv, ty, s_t, sw, owt, pairs, pdl; /* pairs: the channel-pair kernel (cbv = pairs per CTA) */
+    int cbv, ty, s_t, sw, owt, pdl;
     unsigned grid_x, grid_y;
     size_t smem;
+    int smem_optin;                        /* the device's opt-in shared memory per block (bytes) */
+    int tiled;                             /* the tiled kernel (depthwise_tiled.cuh), with: */
+    int th, ns, in_rows, in_cols, cb, np, groups, pitch, chunk_pitch, tile_off, threads;
 } dw_cfg_t;
 
 /* per-plan state: the kernel's shared-memory attribute set (the plan's one instance) */
@@ -318,102 +325,13 @@ __global__ void __launch_bounds__(DW_MAX_THREADS, 2) dw_kernel(const __grid_cons
 template <typename T2>
 static __device__ __forceinline__ float2 dw_unpack2(uint32_t u)
 {
-    return dw_f2(*(const T2 *)&u);
+    if constexpr (sizeof(T2) == 4 && !__is_same(T2, __half2)) /* bf16: a shift and a mask (1 instruction each) */
+        return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
+    else
+        return dw_f2(*(const T2 *)&u);
 }
 
-/* The epilogue of the channel pair ch, ch+1 at output element index yidx (NHWC), stored to y. */
-template <typename T2>
-static __device__ __forceinline__ void dw_epilogue2(const igemm_conv_params_t &p, float2 acc, int64_t ch, int64_t yidx)
-{
-    float v[2] = {acc.x, acc.y}, res[2] = {0.0f, 0.0f};
-    if (p.has_residual) {
-        if (p.out_dtype == IGEMM_DTYPE_F32) {
-            const float2 r = __ldg((const float2 *)((const float *)p.residual + yidx));
-            res[0] = r.x, res[1] = r.y;
-        } else {
-            const uint32_t u = __ldg((const unsigned int *)((const uint16_t *)p.residual + yidx));
-            const float2 r = p.out_dtype == IGEMM_DTYPE_F16 ? dw_f2(*(const __half2 *)&u) : dw_f2(*(const __nv_bfloat162 *)&u);
-            res[0] = r.x, res[1] = r.y;
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        float t = p.alpha * v[i];
-        if (p.has_scale) t *= __ldg(p.scale + ch + i);
-        if (p.has_bias) t += __ldg(p.bias + ch + i);
-        if (p.has_residual) t += p.beta * res[i];
-        if (p.act == IGEMM_ACT_RELU) t = fmaxf(t, 0.0f);
-        else if (p.act != IGEMM_ACT_NONE) t = igemm_act_dev_noinline(p.act, t, p.act_param);
-        v[i] = t;
-    }
-    if (p.out_dtype == IGEMM_DTYPE_F32) {
-        *(float2 *)((float *)p.y + yidx) = make_float2(v[0], v[1]);
-    } else if (p.out_dtype == IGEMM_DTYPE_F16) {
-        const __half2 h = __floats2half2_rn(v[0], v[1]);
-        *(__half2 *)((uint16_t *)p.y + yidx) = h;
-    } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(v[0], v[1]);
-        *(__nv_bfloat162 *)((uint16_t *)p.y + yidx) = h;
-    }
-}
-
-/* The channel-pair kernel (7x7, stride 1: ConvNeXt): each thread one pair of channels (32-bit
- * loads, 64 channels per CTA) over strips of OWT = 8 output columns, the row's 7 taps and the
- * 14-column window in registers (71-80 registers, 3 CTAs per SM): fewer load and shared-memory
- * instructions per FMA than the 8-channel kernel's 2-column strips, which the 7x7 layers are bound
- * by (ncu: memory pipe 75% busy, DRAM 3%). Measured faster on both ConvNeXt layers and slower on
- * the 3x3 / 5x5 and stride-2 ones (docs/decisions.md "depthwise"). */
-template <typename T, typename T2, int S_T, int SW, int OWT>
-__global__ void __launch_bounds__(DW_MAX_THREADS, 3) dw2_kernel(const __grid_constant__ dw_args_t a)
-{
-    extern __shared__ float4 dw_smem4[];
-    float *wsm = (float *)dw_smem4; /* [tap][CB] */
-    const igemm_conv_params_t &p = a.p;
-    const int CB = a.cbv * 2, taps = (int)(p.r * p.s);
-    const int64_t c0 = (int64_t)blockIdx.y * CB;
-    dw_stage_filters<T>(wsm, p, c0, CB, taps);
-    const int64_t ch = c0 + 2 * (int64_t)threadIdx.x;
-    if (ch >= p.c) return;
-    const uint16_t *x = (const uint16_t *)p.x;
-    const float *wcol = wsm + 2 * threadIdx.x; /* this pair's weights: wcol[tap * CB], +1 */
-    for (int64_t st = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; st < a.strips;
-         st += (int64_t)gridDim.x * blockDim.y) {
-        int64_t qi, oh, n;
-        dw_decode(a, st, qi, oh, n);
-        const int64_t ow0 = qi * OWT;
-        float2 acc[OWT];
-#pragma unroll
-        for (int o = 0; o < OWT; o++) acc[o] = make_float2(0.0f, 0.0f);
-        {
-            static_assert(S_T > 0, "dw2_kernel: compiled windows only");
-            constexpr int NCOL = (OWT - 1) * SW + S_T;
-            const int64_t iw0 = ow0 * SW - p.pad_left;
-            for (int r = 0; r < (int)p.r; r++) {
-                uint32_t win[NCOL];
-                dw_window<NCOL>(win, x, p, n, oh * p.stride_h - p.pad_top + r * p.dil_h, iw0, ch);
-                float2 wreg[S_T];
-#pragma unroll
-                for (int s = 0; s < S_T; s++) wreg[s] = *(const float2 *)(wcol + (r * S_T + s) * CB);
-#pragma unroll
-                for (int j = 0; j < NCOL; j++) {
-                    const float2 xv = dw_unpack2<T2>(win[j]);
-#pragma unroll
-                    for (int o = 0; o < OWT; o++) {
-                        const int s = j - o * SW;
-                        if (s >= 0 && s < S_T) {
-                            acc[o].x = fmaf(wreg[s].x, xv.x, acc[o].x);
-                            acc[o].y = fmaf(wreg[s].y, xv.y, acc[o].y);
-                        }
-                    }
-                }
-            }
-        }
-        const int64_t ybase = ((n * p.p + oh) * p.q) * p.c + ch;
-#pragma unroll
-        for (int o = 0; o < OWT; o++)
-            if (ow0 + o < p.q) dw_epilogue2<T2>(p, acc[o], ch, ybase + (ow0 + o) * p.c);
-    }
-}
+#include "depthwise_tiled.cuh"
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
@@ -441,8 +359,8 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     do {                                                                                                \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                        \
     } while (0)
-    if (h->kernel || h->tile_m || h->tile_n || h->consumers || h->split_k || h->stages || h->staging_boxes ||
-        h->filter_resident || h->rows_per_tile || h->fold_rows || h->stem_prepass) {
+    if (h->kernel || h->consumers || h->split_k || h->stages || h->staging_boxes ||
+        h->filter_resident || h->fold_rows || h->stem_prepass) {
         DW_WHY("plan hints name sm90 settings");
         return 0;
     }
@@ -459,6 +377,12 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
         DW_WHY("c = %lld: needs c %% 8 == 0 (16-byte channel vectors)", (long long)p->c);
         return 0;
     }
+    if ((h->tile_m || h->tile_n || h->rows_per_tile) && !dw_fast_s(p)) {
+        DW_WHY("tile hints (tile_m, tile_n, rows_per_tile) take the tiled kernel's filter widths 3, 5, 7 (stride_w 1, 2; "
+               "dil_w 1); s = %lld, stride_w = %lld, dil_w = %lld", (long long)p->s, (long long)p->stride_w,
+               (long long)p->dil_w);
+        return 0;
+    }
     if ((size_t)p->r * p->s * 8 * sizeof(float) > (size_t)dev->smem_optin_per_block) {
         DW_WHY("filter %lldx%lld: its taps of 8 channels do not fit %d B of shared memory", (long long)p->r,
                (long long)p->s, dev->smem_optin_per_block);
@@ -468,24 +392,126 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
 #undef DW_WHY
 }
 
+/* The tiled kernel's configuration for a compiled window (c->s_t, c->sw set): the channel block
+ * cb (a multiple of 8 from 32 up to 64: each pixel's copy at least two 32-byte sectors; fewer where
+ * c is) and the tile (output rows th x 7- or 8-column strips ns) of least
+ * estimated time: the items per CTA (tiles x channel blocks, padded channels included, over a grid
+ * of SMs x resident CTAs: up to 4, as the two buffers allow) times an item's cost in instructions
+ * per thread (its input chunks, its pieces' FMAs, shared loads and stores) and the warps sharing a
+ * scheduler, plus one exposed copy, slowed where fewer than 24 warps per SM hide the latency.
+ * Strips are of OWT = 7 output columns where that pads q less than 8 (q = 7, 14, 28, ...), else 8.
+ * Tiles with fewer (row, strip) pieces than thread groups are left out where the output has
+ * enough of them. Hints: tile_n fixes cb, rows_per_tile th, tile_m the tile's output pixels
+ * (th x ns x OWT). Returns 0 where no tile fits in shared memory twice, the items do not fit 31
+ * bits or an image (input or output) has 2^31 elements or more. */
+static int dwt_choose(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                      dw_cfg_t *c)
+{
+    /* strips of 7 output columns where they pad q less than strips of 8 (q = 7, 14, 28, ...) */
+    const int OWT = (p->q + 6) / 7 * 7 - p->q < (p->q + 7) / 8 * 8 - p->q ? 7 : 8, S = c->s_t, SW = c->sw;
+    const int64_t R = p->r, sh = p->stride_h, dh = p->dil_h;
+    const int64_t qstrips = (p->q + OWT - 1) / OWT;
+    const int64_t smem_sm = (int64_t)dev->smem_optin_per_block + 1024;
+    const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 132;
+    const int ncol = (OWT - 1) * SW + S;
+    if (p->h * p->w * p->c >= ((int64_t)1 << 31) || p->p * p->q * p->c >= ((int64_t)1 << 31))
+        return 0; /* (the kernel's offsets inside an image are 32-bit) */
+    double best = -1.0;
+    for (int cb = 8; cb <= 64 && cb <= p->c; cb += 8) {
+        if (h->tile_n ? cb != h->tile_n : cb < 32 && cb < p->c) continue; /* >= 64 bytes of each pixel per copy */
+        const int np = cb / 2, groups = DWT_THREADS / np, threads = np * groups, cv = cb / 8;
+        const int64_t cblocks = (p->c + cb - 1) / cb;
+        const int64_t wbytes = (R * S * cb * 4 + 15) / 16 * 16;
+        for (int64_t th = 1; th <= 64 && th <= p->p; th++) {
+            for (int64_t ns = 1; ns <= 16 && ns <= qstrips; ns++) {
+                if ((h->rows_per_tile && th != h->rows_per_tile) || (h->tile_m && th * ns * OWT != h->tile_m)) continue;
+                /* every thread group busy (where the output has the pieces for it; hints may say otherwise) */
+                if (th * ns < groups && th * ns < p->p * qstrips && !h->rows_per_tile && !h->tile_m) continue;
+                const int64_t in_rows = (th - 1) * sh + (R - 1) * dh + 1, in_cols = (ns * OWT - 1) * SW + S;
+                /* chunk rows of an odd number of 16-byte chunks (a warp's 8 chunks of one column in 8
+                 * different bank quads); the row pitch such that a warp's next group, sh rows on,
+                 * continues the bank pattern of one contiguous position (where the stride allows) */
+                const int64_t cpp = in_cols | 1, base = cv * cpp;
+                int64_t pitch16 = base;
+                for (int64_t pad = 0; pad < 8 && cv < 8; pad++)
+                    if ((sh * (base + pad) - base) % 8 == 0) {
+                        pitch16 = base + pad;
+                        break;
+                    }
+                const int64_t smem = wbytes + 2 * in_rows * pitch16 * 16;
+                if (smem > dev->smem_optin_per_block) continue;
+                int64_t occ = smem_sm / (smem + 1024);
+                if (occ > 4) occ = 4;
+                const int64_t total = p->n * ((p->p + th - 1) / th) * ((qstrips + ns - 1) / ns) * cblocks;
+                if (total >= ((int64_t)1 << 31)) continue;
+                /* (a multiple of the channel blocks: each CTA keeps one block, its weights staged once) */
+                int64_t grid = total < sms * occ ? total : sms * occ;
+                if (grid > cblocks) grid -= grid % cblocks;
+                const int64_t per_cta = (total + grid - 1) / grid;
+                const double pieces = (double)((th * ns + groups - 1) / groups);
+                const double piece = (double)(OWT * R * S) + 1.5 * (double)(R * ncol) + 4.0 * OWT;
+                const double load = 6.0 * (double)(in_rows * in_cols * cv) / threads;
+                const double item = 60.0 + load + pieces * piece;
+                /* ~cycles (occ * threads / 128 warps per scheduler), over the latency hiding of
+                 * fewer than 24 warps per SM */
+                double hide = (double)(occ * threads / 32) / 24.0;
+                if (hide > 1.0) hide = 1.0;
+                const double t = ((double)per_cta * item * (double)(occ * threads) / 128.0 + 3000.0) / hide;
+                if (best < 0.0 || t < best) {
+                    best = t;
+                    c->cb = cb, c->np = np, c->groups = groups, c->threads = threads;
+                    c->th = (int)th, c->ns = (int)ns, c->in_rows = (int)in_rows, c->in_cols = (int)in_cols;
+                    c->chunk_pitch = (int)(cpp * 16), c->pitch = (int)(pitch16 * 16);
+                    c->tile_off = (int)wbytes, c->smem = (size_t)smem;
+                    c->grid_x = (unsigned)grid;
+                }
+            }
+        }
+    }
+    if (best < 0.0) return 0;
+    c->owt = OWT, c->grid_y = 1;
+    return 1;
+}
+
 static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                    const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
     dw_cfg_t *c = igemm_family_priv(cfg, dw_cfg_t);
     c->s_t = dw_fast_s(p);
     c->sw = c->s_t ? (int)p->stride_w : 0;
-    c->pairs = c->s_t == 7 && c->sw == 1;
-    const int vw = c->pairs ? 2 : 8; /* channels per thread */
-    c->cbv = c->pairs ? (int)(p->c / 2 < DW_MAX_CBV ? p->c / 2 : DW_MAX_CBV) : dw_cbv(p, dev->smem_optin_per_block);
+    c->smem_optin = dev->smem_optin_per_block;
+    c->pdl = h->pdl >= 0 && dev->cc_major >= 9 && dev->driver_version >= 12030;
+    cfg->workspace_bytes = 0;
+    c->tiled = c->s_t && dwt_choose(p, dev, h, c);
+    if (!c->tiled && (h->tile_m || h->tile_n || h->rows_per_tile))
+        return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                               "depthwise: hints tile_m = %d, tile_n = %d, rows_per_tile = %d: no tile of that shape "
+                               "(output rows x 7- or 8-column strips x channels, a multiple of 8 up to 64) fits %d B of "
+                               "shared memory twice",
+                               h->tile_m, h->tile_n, h->rows_per_tile, dev->smem_optin_per_block);
+    if (c->tiled) {
+        if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): tiled; persistent CTAs over tiles of %d "
+                 "output rows x %d columns x %d channels, each tile's %dx%d input window copied to shared memory "
+                 "(cp.async, zero-filled padding, the next tile's copy in flight), a thread per channel pair over "
+                 "the tile's %d-column strips, fp32 FMA, fused epilogue; %zu B of shared memory, grid %ux%u%s",
+                 (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
+                 (long long)p->dil_w, c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->owt, c->smem, c->grid_x,
+                 c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
+        return IGEMM_STATUS_SUCCESS;
+    }
+    const int vw = 8; /* channels per thread */
+    c->cbv = dw_cbv(p, dev->smem_optin_per_block);
     c->ty = DW_MAX_THREADS / c->cbv;
-    c->owt = c->pairs ? 8 : dw_owt(c->s_t);
+    c->owt = dw_owt(c->s_t);
     c->smem = (size_t)p->r * p->s * c->cbv * vw * sizeof(float);
     const int64_t qs = (p->q + c->owt - 1) / c->owt, strips = p->n * p->p * qs;
     const int64_t gy = (p->c + vw * c->cbv - 1) / (vw * c->cbv);
     /* about 4 CTAs per SM in all (6 for the pair kernel, 3 resident), each looping over its strips:
      * the filters staged once per CTA */
     int64_t gx = (strips + c->ty - 1) / c->ty,
-            cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * (c->pairs ? 6 : 4) / gy;
+            cap = (int64_t)(dev->sm_count > 0 ? dev->sm_count : 132) * 4 / gy;
     if (cap < 1) cap = 1;
     if (gx > cap) gx = cap;
     if (gy > 65535)
@@ -501,22 +527,27 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
              "epilogue; grid %ux%u%s",
              (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
              (long long)p->dil_w,
-             c->pairs ? "channel pairs, each input column loaded once per strip and filter row (the window in registers)"
-             : c->s_t ? "8-channel vectors, each input column loaded once per strip and filter row (the window in registers)"
+             c->s_t ? "8-channel vectors, each input column loaded once per strip and filter row (the window in registers)"
                       : "8-channel vectors, generic taps (one load per tap and output)",
              vw * c->cbv, c->ty, c->owt, c->smem, c->grid_x, c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
 }
 
-template <typename T, typename T2, int S_T, int SW, int OWT, bool PAIRS = false>
+/* The kernel's dynamic shared-memory limit: a process-wide attribute of the kernel, which plans
+ * of the same instance with different tiles share: raised to the device's opt-in maximum, never
+ * set to one plan's need (a plan needing less would lower it under another's). */
+static cudaError_t dw_smem_attr(const void *kern, const dw_cfg_t *c)
+{
+    const int lim = (size_t)c->smem_optin >= c->smem ? c->smem_optin : (int)c->smem;
+    return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
+}
+
+template <typename T, typename T2, int S_T, int SW, int OWT>
 static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
-    void (*kern)(const dw_args_t);
-    if constexpr (PAIRS) kern = dw2_kernel<T, T2, S_T, SW, OWT>;
-    else kern = dw_kernel<T, T2, S_T, SW, OWT>;
+    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW, OWT>;
     if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
-        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)c->smem);
+        const cudaError_t e = dw_smem_attr((const void *)kern, c);
         if (e != cudaSuccess) return e;
         ds->smem_attr_done = 1;
     }
@@ -531,7 +562,6 @@ static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *
 template <typename T, typename T2>
 static cudaError_t dw_dispatch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
-    if (c->pairs) return dw_launch<T, T2, 7, 1, 8, true>(a, c, ds, st);
     switch (c->s_t * 10 + c->sw) {
     case 31: return dw_launch<T, T2, 3, 1, 4>(a, c, ds, st);
     case 32: return dw_launch<T, T2, 3, 2, 4>(a, c, ds, st);
@@ -543,11 +573,67 @@ static cudaError_t dw_dispatch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t
     }
 }
 
+template <typename T, typename T2, int S_T, int SW>
+static cudaError_t dwt_launch(const dwt_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    void (*kern)(const dwt_args_t) = c->owt == 7 ? dwt_kernel<T, T2, S_T, SW, 7> : dwt_kernel<T, T2, S_T, SW, 8>;
+    if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
+        const cudaError_t e = dw_smem_attr((const void *)kern, c);
+        if (e != cudaSuccess) return e;
+        ds->smem_attr_done = 1;
+    }
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr;
+    igemm_launch_config_1d(&lc, &attr, c->grid_x, (unsigned)c->threads, c->smem, st, c->pdl);
+    lc.gridDim = dim3(c->grid_x, c->grid_y, 1);
+    return cudaLaunchKernelEx(&lc, kern, *a);
+}
+
+template <typename T, typename T2>
+static cudaError_t dwt_dispatch(const igemm_conv_params_t *p, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    dwt_args_t a;
+    memset(&a, 0, sizeof a);
+    a.p = *p;
+    a.th = c->th, a.ns = c->ns, a.in_rows = c->in_rows, a.in_cols = c->in_cols;
+    a.cb = c->cb, a.np = c->np, a.groups = c->groups, a.pitch = c->pitch, a.chunk_pitch = c->chunk_pitch;
+    a.tile_off = c->tile_off;
+    a.fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
+    const int64_t qstrips = (p->q + c->owt - 1) / c->owt;
+    const int64_t tq = (qstrips + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th;
+    a.fd_tq = igemm_fastdiv_make((int32_t)tq);
+    a.fd_tp = igemm_fastdiv_make((int32_t)tp);
+    a.fd_cblocks = igemm_fastdiv_make((int32_t)((p->c + c->cb - 1) / c->cb));
+    a.total = (int)(p->n * tp * tq * ((p->c + c->cb - 1) / c->cb));
+    a.buf_bytes = c->in_rows * c->pitch;
+    a.fd_cv = igemm_fastdiv_make(c->cb / 8);
+    a.fd_cols = igemm_fastdiv_make(c->in_cols);
+    switch (c->s_t * 10 + c->sw) {
+    case 31: return dwt_launch<T, T2, 3, 1>(&a, c, ds, st);
+    case 32: return dwt_launch<T, T2, 3, 2>(&a, c, ds, st);
+    case 51: return dwt_launch<T, T2, 5, 1>(&a, c, ds, st);
+    case 52: return dwt_launch<T, T2, 5, 2>(&a, c, ds, st);
+    case 71: return dwt_launch<T, T2, 7, 1>(&a, c, ds, st);
+    default: return dwt_launch<T, T2, 7, 2>(&a, c, ds, st);
+    }
+}
+
 static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
                              void *state, void *stream, const igemm_inner_t *inner)
 {
     (void)workspace, (void)inner;
     const dw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, dw_cfg_t);
+    if (c->tiled) {
+        const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
+                                  ? dwt_dispatch<__nv_bfloat16, __nv_bfloat162>(p, c, (dw_state_t *)state, (cudaStream_t)stream)
+                                  : dwt_dispatch<__half, __half2>(p, c, (dw_state_t *)state, (cudaStream_t)stream);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "depthwise launch (c = %lld, %lldx%lld): %s",
+                                   (long long)p->c, (long long)p->r, (long long)p->s, cudaGetErrorString(e));
+        }
+        return IGEMM_STATUS_SUCCESS;
+    }
     dw_args_t a;
     memset(&a, 0, sizeof a);
     a.p = *p;

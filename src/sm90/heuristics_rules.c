@@ -185,7 +185,7 @@ int sm90_rule_halo(const ctx_t *c, pick_t *best)
                       p->dil_w == 1 && p->c == SM90_BK && p->q % 56 == 0;
     const int ok = shape && best->tp == 128 && best->pp && best->bn == 64 &&
                    (forced || (h->filter_resident >= 0 && !h->kernel));
-    if (!ok) return 0;
+    if (!ok || h->rows_per_tile > 2) return 0;
     int rows = p->q == 56 && p->p % 2 == 0 && h->rows_per_tile != 1 && h->tile_m != 56 ? 2 : 1;
     if (h->rows_per_tile == 2 && rows != 2) return 0;
     int tp = rows == 2 || p->q % 112 == 0 ? 112 : 56; /* two rows, a row or half a row per tile */
