@@ -12,7 +12,10 @@ the fold is really tested), in eval mode, `dtype`, channels_last. Variants:
   compile          torch.compile(model) (default mode)
   compile-max      torch.compile(model, mode="max-autotune-no-cudagraphs")
   igemm            igemm.optimize(model): convs on igemm, BN folded, activation/residual fused
-  igemm-dw         igemm.optimize(model, grouped="depthwise"): the depthwise convs too (only with
+                   (the depthwise ones too: grouped="depthwise", the default; other grouped in torch)
+  igemm-tg         igemm.optimize(model, grouped=False): grouped and depthwise convs in torch (only
+                   with --variants)
+  igemm-dw         igemm.optimize(model, grouped="depthwise"): the default, by name (only with
                    --variants)
   igemm-all        igemm.optimize(model, grouped=True): every grouped and depthwise conv too (only
                    with --variants)
@@ -42,7 +45,7 @@ from bench_util import print_table, write_csv  # noqa: E402
 DEFAULT_MODELS = ("resnet18,resnet50,resnext50_32x4d,mobilenet_v2,mobilenet_v3_large,"
                   "efficientnet_b0,convnext_tiny,regnet_y_400mf,vgg16")
 VARIANTS = ("eager", "compile", "compile-max", "igemm")
-EXTRA_VARIANTS = ("igemm-dw", "igemm-all")  # igemm.optimize(grouped="depthwise" / True): by --variants
+EXTRA_VARIANTS = ("igemm-tg", "igemm-dw", "igemm-all")  # optimize(grouped=False / "depthwise" / True): by --variants
 
 
 def log(*a):
@@ -126,6 +129,8 @@ def bench_model(name, batch, args, dtype, device):
             fns[v] = torch.compile(base, mode="max-autotune-no-cudagraphs")
         elif v == "igemm":
             fns[v] = igemm.optimize(build(name).to(device), dtype=dtype)
+        elif v == "igemm-tg":
+            fns[v] = igemm.optimize(build(name).to(device), dtype=dtype, grouped=False)
         elif v == "igemm-dw":
             fns[v] = igemm.optimize(build(name).to(device), dtype=dtype, grouped="depthwise")
         elif v == "igemm-all":
@@ -226,7 +231,7 @@ def main(argv=None):
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     if device == "cpu":
         dtype = torch.float32
-        args.variants = [v for v in args.variants if v in ("eager", "igemm", "igemm-dw", "igemm-all")]
+        args.variants = [v for v in args.variants if v in ("eager", "igemm", "igemm-tg", "igemm-dw", "igemm-all")]
     models = [m for m in args.model.split(",") if m]
     rows = []
     for i, name in enumerate(models):

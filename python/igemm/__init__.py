@@ -192,15 +192,15 @@ def describe(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scal
                      out_dtype=out_dtype)["description"]
 
 
-def optimize(model, dtype=None, report=False, grouped=False):
+def optimize(model, dtype=None, report=False, grouped="depthwise"):
     """An inference copy of a torch nn.Module (eval mode) whose Conv2d layers run on igemm:
     BatchNorm2d folded into the conv's scale/bias once, the following activation (ReLU, ReLU6,
     LeakyReLU, GELU, SiLU, Sigmoid, Tanh) and residual add fused into its epilogue; anything
     else stays in torch. dtype: torch.bfloat16 (default unless the model is float16) or
     torch.float16; the copy is converted to it and to channels_last. Inference only.
-    grouped=True also moves grouped/depthwise convs to igemm (by default they stay torch convs,
-    BatchNorm folded into their weights: igemm's paths for them win on some networks and lose
-    on others today; docs/perf.md).
+    grouped: "depthwise" (default) runs depthwise convs on igemm's depthwise family and keeps the
+    other grouped convs in torch (BatchNorm folded into their weights); True moves those to igemm
+    too (faster on some networks, slower on others today; docs/perf.md); False keeps both in torch.
 
     Returns the module, or (module, OptimizeReport) with report=True. See igemm._optimize."""
     from ._optimize import optimize as _optimize

@@ -41,7 +41,7 @@ class OptimizeReport(object):
     def __init__(self):
         self.convs = 0            # Conv2d replaced by IgemmConv2d
         self.convs_left = 0       # Conv2d left in torch (e.g. padding_mode other than zeros)
-        self.grouped_in_torch = 0  # of those: grouped/depthwise convs kept in torch (grouped=False)
+        self.grouped_in_torch = 0  # of those: grouped/depthwise convs kept in torch (per `grouped`)
         self.batchnorms = 0       # BatchNorm2d folded
         self.activations = 0      # activations fused
         self.residuals = 0        # residual adds fused
@@ -225,15 +225,14 @@ def _is_depthwise(conv):
 
 
 def _keep_in_torch(conv, grouped):
-    """Grouped and depthwise convs stay torch convs unless grouped=True (all of them on igemm) or
-    grouped="depthwise" (the depthwise ones on igemm's depthwise family, the other grouped ones in
-    torch): igemm's general path for grouped convs measured 0.13-0.6x torch.compile on
-    MobileNetV2/V3, EfficientNet-B0, ConvNeXt-T and ResNeXt-50 (docs/perf.md, decisions.md
-    "optimize-grouped"); its depthwise family 0.56-1.00x PyTorch's kernels per layer plain,
-    1.01-1.89x with the fused epilogue (decisions.md "depthwise"); its narrow-group family
-    0.45-3.7x the best of cuDNN and PyTorch per layer, and grouped=True beats the default under
-    CUDA graphs on RegNetY-400MF (batch 32) and ResNeXt-50 (batch 1) but not everywhere
-    (decisions.md "grouped-narrow"): still an option, not the default."""
+    """Whether a grouped or depthwise conv stays a torch conv. grouped="depthwise" (the default):
+    depthwise convs go to igemm's depthwise family (its tiled kernel: 0.74-1.6x PyTorch's own
+    kernels per layer, 1.19x geomean, and faster than the torch convs in MobileNetV2,
+    EfficientNet-B0 and ConvNeXt-T at batch 32 and 1, with and without CUDA graphs:
+    decisions.md "depthwise-tiled"), the other grouped convs stay in torch; grouped=True: those
+    too (the narrow-group family: 0.45-3.7x the best of cuDNN and PyTorch per layer; it beats the
+    default under CUDA graphs on RegNetY-400MF (batch 32) and ResNeXt-50 (batch 1) but not
+    everywhere: decisions.md "grouped-narrow"); grouped=False: all in torch."""
     if conv.groups == 1 or grouped is True:
         return False
     return not (grouped == "depthwise" and _is_depthwise(conv))
@@ -393,7 +392,7 @@ def _default_dtype(model):
     return torch.bfloat16
 
 
-def optimize(model, dtype=None, report=False, grouped=False):
+def optimize(model, dtype=None, report=False, grouped="depthwise"):
     """An inference copy of `model` (an nn.Module in eval mode) with its convolutions on igemm.
 
     dtype: the compute dtype of the returned model (torch.bfloat16 or torch.float16; default:
@@ -406,11 +405,12 @@ def optimize(model, dtype=None, report=False, grouped=False):
     trace it), or (module, OptimizeReport) with report=True. Raises ValueError for a model in
     training mode, TypeError for another dtype.
 
-    grouped: False (default): grouped and depthwise convs stay torch convs (a following BatchNorm
-    folded into their weights); "depthwise": depthwise convs (groups = channels, a multiple of 8)
-    on igemm's depthwise family with BatchNorm and activation fused, other grouped convs in torch;
-    True: all of them on igemm (the grouped ones on its general path, slower than torch's kernels
-    today: docs/perf.md). Raises ValueError for another value."""
+    grouped: "depthwise" (default): depthwise convs (groups = channels, a multiple of 8) on igemm's
+    depthwise family with BatchNorm and activation fused, other grouped convs stay torch convs (a
+    following BatchNorm folded into their weights); True: all of them on igemm (the grouped ones
+    on its narrow-group family or general path: faster than torch on some networks, slower on
+    others: docs/perf.md); False: grouped and depthwise convs all in torch. Raises ValueError for
+    another value."""
     if not isinstance(model, nn.Module):
         raise TypeError("model is a %s: expected a torch.nn.Module" % type(model).__name__)
     if model.training:

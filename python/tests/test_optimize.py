@@ -152,13 +152,14 @@ def test_grouped_depthwise_dilated_same():
         nn.Conv2d(16, 3, 1, padding="valid"))
     x = torch.randn(2, 8, 13, 12)
     check_cpu(m, x, dict(convs=3, batchnorms=2, activations=2, residuals=0), grouped=True)
-    # default: the grouped and depthwise convs stay torch convs with their BatchNorm folded in
-    _, rep = check_cpu(m, x, dict(convs=1, batchnorms=2, activations=0, residuals=0))
+    # grouped=False: the grouped and depthwise convs stay torch convs with their BatchNorm folded in
+    _, rep = check_cpu(m, x, dict(convs=1, batchnorms=2, activations=0, residuals=0), grouped=False)
     assert rep.grouped_in_torch == 2 and rep.convs_left == 2
-    # grouped="depthwise": the depthwise conv (16 channels, a multiple of 8) on igemm with its
-    # BatchNorm and SiLU, the grouped one (2 channels per group) in torch
-    _, rep = check_cpu(m, x, dict(convs=2, batchnorms=2, activations=1, residuals=0), grouped="depthwise")
-    assert rep.grouped_in_torch == 1 and rep.convs_left == 1
+    # grouped="depthwise" (the default): the depthwise conv (16 channels, a multiple of 8) on igemm
+    # with its BatchNorm and SiLU, the grouped one (2 channels per group) in torch
+    for kw in (dict(grouped="depthwise"), {}):
+        _, rep = check_cpu(m, x, dict(convs=2, batchnorms=2, activations=1, residuals=0), **kw)
+        assert rep.grouped_in_torch == 1 and rep.convs_left == 1
     with pytest.raises(ValueError, match="grouped = 'all'"):
         igemm.optimize(m.eval(), grouped="all")
 
@@ -222,7 +223,7 @@ except Exception:
 
 NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, pools (max pools, average pools
     # and adaptive average pools to 1: the classifier's and the squeeze-excite blocks'), grouped
-    # convs kept in torch) the rewrite must find with the default grouped=False; with grouped=True
+    # convs kept in torch) the rewrite must find with grouped=False; with grouped=True
     # every conv goes to igemm (GROUPED_ALL: convs, batchnorms)
     "resnet18": (20, 20, 8, 2, 0),
     "resnet50": (53, 53, 16, 2, 0),
@@ -235,6 +236,9 @@ NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, pools (max po
     "vgg11_bn": (8, 8, 0, 5, 0),  # its AdaptiveAvgPool2d((7, 7)) stays in torch
 }
 GROUPED_ALL = {"mobilenet_v2": (52, 52), "resnext50_32x4d": (53, 53), "convnext_tiny": (22, 0)}
+# the default grouped="depthwise": (convs on igemm, grouped convs kept in torch): every depthwise
+# conv of these has channels in multiples of 8; ResNeXt's grouped convs stay
+DEFAULT_DW = {"mobilenet_v2": (52, 0), "convnext_tiny": (22, 0), "resnext50_32x4d": (37, 16)}
 
 
 @pytest.mark.skipif(tv is None, reason="needs torchvision")
@@ -247,9 +251,12 @@ def test_torchvision_cpu(name):
                 m.layer_scale.fill_(0.5)
     x = torch.randn(1, 3, 96, 96)
     convs, bns, res, pools, grouped = NETS[name]
-    _, rep = check_cpu(model, x, tol=1e-4)
+    _, rep = check_cpu(model, x, tol=1e-4, grouped=False)
     assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools, rep.grouped_in_torch) == (
         convs, bns, res, pools, grouped), rep
+    if name in DEFAULT_DW:  # the default grouped="depthwise": the depthwise convs on igemm too
+        _, rep = check_cpu(model, x, tol=1e-4)
+        assert (rep.convs, rep.grouped_in_torch) == DEFAULT_DW[name], rep
     assert "BatchNorm2d" not in rep.left_in_torch and "MaxPool2d" not in rep.left_in_torch
     assert name == "vgg11_bn" or "AdaptiveAvgPool2d" not in rep.left_in_torch
     if name in GROUPED_ALL:  # grouped=True: the grouped convs on igemm too, same function
@@ -269,6 +276,7 @@ cuda = pytest.mark.skipif(not torch.cuda.is_available() or igemm.device_count() 
 @cuda
 @pytest.mark.skipif(tv is None, reason="needs torchvision")
 @pytest.mark.parametrize("name,grouped", [("resnet18", False), ("mobilenet_v2", False),
+                                          ("mobilenet_v2", "depthwise"),
                                           ("resnext50_32x4d", False), ("resnext50_32x4d", True),
                                           ("regnet_y_400mf", True)])
 def test_torchvision_gpu_bf16(name, grouped):
