@@ -30,6 +30,13 @@
 #include "../ptx/cp_async.cuh"
 
 #define DWT_THREADS 256
+/* CTAs per SM the registers are sized for (64 per thread): 4, but 3 for 7-wide windows on sm_80,
+ * whose code needs a few more registers there (8-12 bytes of spills at 64) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define DWT_MIN_BLOCKS(s_t) ((s_t) == 7 ? 3 : 4)
+#else
+#define DWT_MIN_BLOCKS(s_t) 4
+#endif
 
 /* the tiled kernel's arguments */
 typedef struct dwt_args {
@@ -187,7 +194,7 @@ static __device__ __forceinline__ void dwt_load(const dwt_args_t &a, const dwt_l
  * block), two input buffers: the next item's copy in flight while
  * this one's FMAs run. The weights are staged again when the channel block changes. */
 template <typename T, typename T2, int S_T, int SW, int OWT>
-__global__ void __launch_bounds__(DWT_THREADS, 4) dwt_kernel(const __grid_constant__ dwt_args_t a)
+__global__ void __launch_bounds__(DWT_THREADS, DWT_MIN_BLOCKS(S_T)) dwt_kernel(const __grid_constant__ dwt_args_t a)
 {
     extern __shared__ float4 dw_smem4[];
     const igemm_conv_params_t &p = a.p;
