@@ -542,10 +542,13 @@ static cudaError_t dw_smem_attr(const void *kern, const dw_cfg_t *c)
     return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
 }
 
-template <typename T, typename T2, int S_T, int SW, int OWT>
-static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+/* Launches kern (either kernel of the family) on the plan's grid with block threads, c->smem bytes
+ * of dynamic shared memory (the limit raised on the plan's first run) and PDL where the plan has
+ * it. */
+template <typename A>
+static cudaError_t dw_launch_kernel(void (*kern)(const A), const A *a, dim3 block, const dw_cfg_t *c, dw_state_t *ds,
+                                    cudaStream_t st)
 {
-    void (*kern)(const dw_args_t) = dw_kernel<T, T2, S_T, SW, OWT>;
     if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
         const cudaError_t e = dw_smem_attr((const void *)kern, c);
         if (e != cudaSuccess) return e;
@@ -555,8 +558,14 @@ static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, c->grid_x, 1, c->smem, st, c->pdl);
     lc.gridDim = dim3(c->grid_x, c->grid_y, 1);
-    lc.blockDim = dim3((unsigned)c->cbv, (unsigned)c->ty, 1);
+    lc.blockDim = block;
     return cudaLaunchKernelEx(&lc, kern, *a);
+}
+
+template <typename T, typename T2, int S_T, int SW, int OWT>
+static cudaError_t dw_launch(const dw_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    return dw_launch_kernel(dw_kernel<T, T2, S_T, SW, OWT>, a, dim3((unsigned)c->cbv, (unsigned)c->ty, 1), c, ds, st);
 }
 
 template <typename T, typename T2>
@@ -577,16 +586,7 @@ template <typename T, typename T2, int S_T, int SW>
 static cudaError_t dwt_launch(const dwt_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
     void (*kern)(const dwt_args_t) = c->owt == 7 ? dwt_kernel<T, T2, S_T, SW, 7> : dwt_kernel<T, T2, S_T, SW, 8>;
-    if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
-        const cudaError_t e = dw_smem_attr((const void *)kern, c);
-        if (e != cudaSuccess) return e;
-        ds->smem_attr_done = 1;
-    }
-    cudaLaunchConfig_t lc;
-    cudaLaunchAttribute attr;
-    igemm_launch_config_1d(&lc, &attr, c->grid_x, (unsigned)c->threads, c->smem, st, c->pdl);
-    lc.gridDim = dim3(c->grid_x, c->grid_y, 1);
-    return cudaLaunchKernelEx(&lc, kern, *a);
+    return dw_launch_kernel(kern, a, dim3((unsigned)c->threads, 1, 1), c, ds, st);
 }
 
 template <typename T, typename T2>
