@@ -64,7 +64,10 @@ typedef struct dw_cfg {
     int smem_optin;                        /* the device's opt-in shared memory per block (bytes) */
     int tiled;                             /* the tiled kernel (depthwise_tiled.cuh), with: */
     int th, ns, in_rows, in_cols, cb, np, groups, pitch, chunk_pitch, tile_off, threads;
+    int total;                             /* work items: tiles x channel blocks */
+    igemm_fastdiv_t fd_taps, fd_tq, fd_tp, fd_cblocks, fd_cv, fd_cols; /* dwt_args_t's divisors, made at plan time */
 } dw_cfg_t;
+static_assert(sizeof(dw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "dw_cfg_t must fit the plan's family state");
 
 /* per-plan state: the kernel's shared-memory attribute set (the plan's one instance) */
 typedef struct dw_state {
@@ -470,6 +473,15 @@ static int dwt_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
     }
     if (best < 0.0) return 0;
     c->owt = OWT, c->grid_y = 1;
+    /* the kernel's divisors, once per plan (not per run) */
+    const int64_t tq = (qstrips + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th, cblocks = (p->c + c->cb - 1) / c->cb;
+    c->total = (int)(p->n * tp * tq * cblocks);
+    c->fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
+    c->fd_tq = igemm_fastdiv_make((int32_t)tq);
+    c->fd_tp = igemm_fastdiv_make((int32_t)tp);
+    c->fd_cblocks = igemm_fastdiv_make((int32_t)cblocks);
+    c->fd_cv = igemm_fastdiv_make(c->cb / 8);
+    c->fd_cols = igemm_fastdiv_make(c->in_cols);
     return 1;
 }
 
@@ -519,8 +531,6 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
                                (long long)p->c, (long long)gy);
     c->grid_x = (unsigned)gx;
     c->grid_y = (unsigned)gy;
-    c->pdl = h->pdl >= 0 && dev->cc_major >= 9 && dev->driver_version >= 12030;
-    cfg->workspace_bytes = 0;
     snprintf(cfg->desc, sizeof cfg->desc,
              "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): %s; CTA of %d channels x %d strips of %d "
              "output columns, filters in shared memory (%zu B, fp32), fp32 FMA, fused "
@@ -597,17 +607,9 @@ static cudaError_t dwt_dispatch(const igemm_conv_params_t *p, const dw_cfg_t *c,
     a.p = *p;
     a.th = c->th, a.ns = c->ns, a.in_rows = c->in_rows, a.in_cols = c->in_cols;
     a.cb = c->cb, a.np = c->np, a.groups = c->groups, a.pitch = c->pitch, a.chunk_pitch = c->chunk_pitch;
-    a.tile_off = c->tile_off;
-    a.fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
-    const int64_t qstrips = (p->q + c->owt - 1) / c->owt;
-    const int64_t tq = (qstrips + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th;
-    a.fd_tq = igemm_fastdiv_make((int32_t)tq);
-    a.fd_tp = igemm_fastdiv_make((int32_t)tp);
-    a.fd_cblocks = igemm_fastdiv_make((int32_t)((p->c + c->cb - 1) / c->cb));
-    a.total = (int)(p->n * tp * tq * ((p->c + c->cb - 1) / c->cb));
-    a.buf_bytes = c->in_rows * c->pitch;
-    a.fd_cv = igemm_fastdiv_make(c->cb / 8);
-    a.fd_cols = igemm_fastdiv_make(c->in_cols);
+    a.tile_off = c->tile_off, a.buf_bytes = c->in_rows * c->pitch, a.total = c->total;
+    a.fd_taps = c->fd_taps, a.fd_tq = c->fd_tq, a.fd_tp = c->fd_tp, a.fd_cblocks = c->fd_cblocks;
+    a.fd_cv = c->fd_cv, a.fd_cols = c->fd_cols;
     switch (c->s_t * 10 + c->sw) {
     case 31: return dwt_launch<T, T2, 3, 1>(&a, c, ds, st);
     case 32: return dwt_launch<T, T2, 3, 2>(&a, c, ds, st);
