@@ -227,7 +227,7 @@ def _is_depthwise(conv):
 def _keep_in_torch(conv, grouped):
     """Whether a grouped or depthwise conv stays a torch conv. grouped="depthwise" (the default):
     depthwise convs go to igemm's depthwise family (its tiled kernel: 0.74-1.6x PyTorch's own
-    kernels per layer, 1.19x geomean, and faster than the torch convs in MobileNetV2,
+    kernels per layer, 1.18x geomean, and faster than the torch convs in MobileNetV2,
     EfficientNet-B0 and ConvNeXt-T at batch 32 and 1, with and without CUDA graphs:
     decisions.md "depthwise-tiled"), the other grouped convs stay in torch; grouped=True: those
     too (the narrow-group family: 0.45-3.7x the best of cuDNN and PyTorch per layer; it beats the
