@@ -7,10 +7,10 @@
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
  * 16-pixel row blocks through mma.sync against it (docs/decisions.md "narrow-1x1").
  *
- * Algorithm (narrow_kernel<T, CH, KT, MT>): a persistent grid of NW_WARPS-warp CTAs. Set-up: the
- * CTA copies the filter (K x C, KRSC with R = S = 1) into shared memory, rows padded to C32 (C
- * rounded up to 32) with zeros, K rounded up to 8 with zero rows, row pitch NW_PITCH (conflict-free
- * 16-byte reads by 8 lanes of two rows). Main loop: warp w of CTA b takes the pixel blocks
+ * Algorithm (narrow_kernel<T, CH, KT, MT, CPS>): a persistent grid of NW_WARPS-warp CTAs, CPS per
+ * SM. Set-up: the CTA copies the filter (K x C, KRSC with R = S = 1) into shared memory, rows
+ * padded to C32 (C rounded up to 32) with zeros, K rounded up to 8 with zero rows, row pitch
+ * NW_PITCH (conflict-free 16-byte reads by 8 lanes of two rows). Main loop: warp w of CTA b takes the pixel blocks
  * (b * NW_WARPS + w) + i * (grid * NW_WARPS) of 16 * MT pixels: lane (g = lane/4, t = lane%4)
  * loads 16 bytes (elements 8t .. 8t+7 of each 32-channel chunk) of pixel rows g and g + 8 of each of
  * the MT 16-row blocks, all chunks at once (CH chunks at most: the loads of a block are in flight
@@ -18,7 +18,9 @@
  * the lane reads 16 bytes of filter row 8j + g at the same elements and feeds two mma.sync
  * m16n8k16: the k order inside a chunk is permuted alike for both operands (MMA 1 takes elements
  * 0-3 of each lane's 8 as k-slots {2t, 2t+1, 2t+8, 2t+9}, MMA 2 elements 4-7), which a dot product
- * allows. Epilogue from the accumulators (rows g, g+8; channels 8j + 2t, +1): the fused epilogue
+ * allows. The next block's loads are issued before the current block's MMAs and stores (its rows
+ * double-buffered in registers): a warp always has a block of x in flight. Epilogue from the
+ * accumulators (rows g, g+8; channels 8j + 2t, +1): the fused epilogue
  * (epilogue.cuh) with the run-time switches hoisted out of the unrolled loops, stores of two
  * channels at a time where aligned.
  * Layouts: x N x H x W x C (row m of the GEMM is output pixel m: x[img, p*sh - pt, q*sw - pl, :]),
@@ -46,8 +48,11 @@
 #define NW_THREADS (32 * NW_WARPS)
 #define NW_MAX_C 64        /* input channels at most this (two 32-channel chunks) */
 #define NW_MAX_K 16        /* output channels at most this: measured faster than the sm90 tiles at
-                              k = 2 and 16, slower at k = 40, 96, 240 (decisions.md "narrow-1x1") */
+                              k = 2 and 16, slower at k = 40, 96, 240 (decisions.md "narrow-1x1"; with
+                              the prefetch, k <= 96 instances still 1.4-2.6x slower: "narrow-prefetch") */
+#define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
+
 
 /* shared-memory row pitch (bytes) of the filter for c32 (C rounded up to 32) channels: 16-byte reads
  * of rows g, g+1 by lanes 8t apart stay conflict-free when the pitch is 64 mod 128 */
@@ -140,10 +145,44 @@ static __device__ __forceinline__ void nw_epilogue(const nw_args_t &a, float (&a
     }
 }
 
+/* Lane (g, t)'s x rows of the warp's pixel block at m0: pixel rows g, g + 8 of each of the MT 16-row
+ * blocks (their input pixel; zeros past M, for padding pixels and past C), 16 bytes (elements
+ * 8t .. 8t+7) of each 32-channel chunk, all issued at once. */
+template <int CH, int MT>
+static __device__ __forceinline__ void nw_load_rows(const nw_args_t &a, uint4 (&xr)[MT][2][CH], int64_t m0, int g,
+                                                    int t, int nch)
+{
+    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            const int64_t m = m0 + 16 * mt + g + 8 * hh;
+            bool ok = m < a.m;
+            const uint4 *src = (const uint4 *)a.x;
+            if (ok && a.plain) {
+                src += m * a.c >> 3;
+            } else if (ok) {
+                const int64_t img = m / a.pq, rem = m - img * a.pq;
+                const int64_t pp = rem / a.q, qq = rem - pp * a.q;
+                const int64_t ih = pp * a.stride_h - a.pad_top, iw = qq * a.stride_w - a.pad_left;
+                ok = ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_in;
+                src += ok ? (((img * a.h + ih) * a.w_in + iw) * a.c >> 3) : 0;
+            }
+#pragma unroll
+            for (int ch = 0; ch < CH; ch++) {
+                const int e = 32 * ch + 8 * t; /* this lane's first element of the chunk */
+                xr[mt][hh][ch] = ok && ch < nch && e < a.c ? __ldg(src + (e >> 3)) : zero;
+            }
+        }
+}
+
 /* CH: 32-channel chunks at most (C <= 32 * CH); KT: 8-channel output tiles at most (K <= 8 * KT);
- * MT: 16-pixel blocks per warp iteration. */
-template <typename T, int CH, int KT, int MT>
-__global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
+ * MT: 16-pixel blocks per warp iteration; CPS: CTAs per SM the registers are sized for. The next
+ * block's rows are loaded before the current block's MMAs and stores (registers double-buffered),
+ * so each warp keeps a block's loads in flight all the time. */
+template <typename T, int CH, int KT, int MT, int CPS>
+__global__ void __launch_bounds__(NW_THREADS, CPS) narrow_kernel(nw_args_t a)
 {
     extern __shared__ __align__(16) uint8_t nw_smem[]; /* the filter: KT*8 rows of a.pitch bytes */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -151,6 +190,11 @@ __global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
 #endif
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     const int kt = (a.n + 7) >> 3, nch = a.c32 >> 5;
+    const int64_t step = (int64_t)gridDim.x * NW_WARPS;
+    int64_t blk = (int64_t)blockIdx.x * NW_WARPS + warp;
+    /* the first block's rows: in flight while the filter is staged */
+    uint4 xr[MT][2][CH];
+    nw_load_rows<CH, MT>(a, xr, blk * (16 * MT), g, t, nch);
     /* the filter into shared memory, 16 bytes at a time; zeros past C and past K */
     {
         const int vrow = a.c32 >> 3; /* 16-byte vectors per padded row */
@@ -163,34 +207,11 @@ __global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
         }
     }
     __syncthreads();
-    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-    const int64_t step = (int64_t)gridDim.x * NW_WARPS;
-    for (int64_t blk = (int64_t)blockIdx.x * NW_WARPS + warp; blk < a.blocks; blk += step) {
+    for (; blk < a.blocks; blk += step) {
         const int64_t m0 = blk * (16 * MT);
-        /* this lane's x rows: pixel rows g, g + 8 of each block (their input pixel, or none) */
-        uint4 xr[MT][2][CH];
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int hh = 0; hh < 2; hh++) {
-                const int64_t m = m0 + 16 * mt + g + 8 * hh;
-                bool ok = m < a.m;
-                const uint4 *src = (const uint4 *)a.x;
-                if (ok && a.plain) {
-                    src += m * a.c >> 3;
-                } else if (ok) {
-                    const int64_t img = m / a.pq, rem = m - img * a.pq;
-                    const int64_t pp = rem / a.q, qq = rem - pp * a.q;
-                    const int64_t ih = pp * a.stride_h - a.pad_top, iw = qq * a.stride_w - a.pad_left;
-                    ok = ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_in;
-                    src += ok ? (((img * a.h + ih) * a.w_in + iw) * a.c >> 3) : 0;
-                }
-#pragma unroll
-                for (int ch = 0; ch < CH; ch++) {
-                    const int e = 32 * ch + 8 * t; /* this lane's first element of the chunk */
-                    xr[mt][hh][ch] = ok && ch < nch && e < a.c ? __ldg(src + (e >> 3)) : zero;
-                }
-            }
+        /* the next block's rows (zeros past the end): their loads overlap this block's work */
+        uint4 xn[MT][2][CH];
+        nw_load_rows<CH, MT>(a, xn, (blk + step) * (16 * MT), g, t, nch);
         float acc[MT][KT][4];
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
@@ -221,6 +242,12 @@ __global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
         else if (a.has_residual) nw_epilogue<KT, MT, true, true, false>(a, acc, m0, g, t);
         else if (call) nw_epilogue<KT, MT, true, false, true>(a, acc, m0, g, t);
         else nw_epilogue<KT, MT, true, false, false>(a, acc, m0, g, t);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int hh = 0; hh < 2; hh++)
+#pragma unroll
+                for (int ch = 0; ch < CH; ch++) xr[mt][hh][ch] = xn[mt][hh][ch];
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     ptx_griddepcontrol_launch_dependents();
@@ -229,14 +256,16 @@ __global__ void __launch_bounds__(NW_THREADS, 1) narrow_kernel(nw_args_t a)
 
 /* ------------------------------------------------------------------ family */
 
-/* The instance: (CH, KT, MT) = (2, 4, 4): c <= 64, k <= 32 (the family takes k <= 16), 64 pixels
- * per warp iteration, ~185 registers (one CTA per SM); the instances for k <= 96 / 256 and
- * c <= 256 ran slower than the sm90 tiles and were deleted (decisions.md "narrow-1x1"). */
-static void nw_instance(int64_t c, int64_t k, int *ch, int *kt, int *mt)
+/* The instances (CH, KT, MT, CTAs per SM): c <= 32: (1, 2, 4, 2), 64 pixels per warp iteration;
+ * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both, registers for two 8-warp CTAs per SM
+ * with the next block's rows in flight. The one instance before, (2, 4, 4) without the prefetch,
+ * ran one CTA per SM (~185 registers); the instances for k <= 96 / 256 and c <= 256 ran slower than
+ * the sm90 tiles and were deleted (decisions.md "narrow-1x1"). */
+static void nw_instance(int64_t c, int *ch, int *kt, int *mt)
 {
-    (void)c;
-    (void)k;
-    *ch = 2, *kt = 4, *mt = 4;
+    *kt = 2;
+    if (c <= 32) *ch = 1, *mt = 4;
+    else *ch = 2, *mt = 2;
 }
 
 static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
@@ -263,12 +292,12 @@ static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_dev
 {
     (void)h;
     nw_cfg_t *c = igemm_family_priv(cfg, nw_cfg_t);
-    nw_instance(p->c, p->k, &c->ch, &c->kt, &c->mt);
+    nw_instance(p->c, &c->ch, &c->kt, &c->mt);
     const int64_t c32 = (p->c + 31) / 32 * 32;
     c->smem = (size_t)((p->k + 7) / 8 * 8) * (size_t)nw_pitch(c32);
     const int64_t blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
     const int64_t ctas = (blocks + NW_WARPS - 1) / NW_WARPS;
-    const int64_t cap = 2 * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
+    const int64_t cap = NW_CTAS_PER_SM * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
     c->grid = ctas < cap ? ctas : cap;
     c->pdl = dev->cc_major >= 9 && dev->driver_version >= 12030;
     cfg->workspace_bytes = 0;
@@ -289,14 +318,15 @@ static cudaError_t nw_launch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, (unsigned)c->grid, NW_THREADS, c->smem, st, c->pdl);
-    return cudaLaunchKernelEx(&lc, narrow_kernel<T, CH, KT, MT>, *a);
+    return cudaLaunchKernelEx(&lc, narrow_kernel<T, CH, KT, MT, NW_CTAS_PER_SM>, *a);
 }
 
 template <typename T>
 static cudaError_t nw_dispatch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t st)
 {
     switch (c->ch * 1000 + c->kt * 10 + c->mt) {
-    case 2044: return nw_launch<T, 2, 4, 4>(a, c, st);
+    case 1024: return nw_launch<T, 1, 2, 4>(a, c, st);
+    case 2022: return nw_launch<T, 2, 2, 2>(a, c, st);
     }
     return cudaErrorInvalidValue;
 }
