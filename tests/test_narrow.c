@@ -1,6 +1,7 @@
 /*
  * test_narrow.c — the narrow 1x1 family (src/mem/narrow_1x1.cu, IGEMM_PATH_MEMORY): 1x1 convs of
- * c <= 64, k <= 16 and M >= 256. On the GPU (gpu_problem.h says what every check checks: guards,
+ * c <= 64, k <= 16 and M >= 256, and of c <= 160, k <= 32 with many rows and no residual (the wider
+ * instance: gpu_narrow_wide). On the GPU (gpu_problem.h says what every check checks: guards,
  * poisoned y, unchanged inputs, tolerances): random narrow 1x1s forced onto the path — c of one
  * and two 32-channel chunks and not a multiple of 32 (a partial last chunk), k of one and two
  * 8-channel tiles, odd k (unpaired stores), pixel counts that are not a multiple of the warp's
@@ -21,6 +22,7 @@
 
 GPU_SKIP_TEST(gpu_narrow_random)
 GPU_SKIP_TEST(gpu_narrow_planner)
+GPU_SKIP_TEST(gpu_narrow_wide)
 
 #else /* IGEMM_HAVE_CUDA */
 
@@ -86,6 +88,54 @@ TEST(gpu_narrow_planner)
     igemm_conv2d_desc_t d = conv_shape(2, 14, 15, 48, 13, 1, 1, 1, 0, 1, 1, F16, F32);
     igemm_epilogue_t e = epilogue_kind(2);
     check_plan_repeatable(&d, &e, &g, "kernel mem_narrow", "narrow 1x1");
+}
+
+/* The wider instance (64 < c <= 160, k <= 32; many rows, no residual): c of three to five 32-channel
+ * chunks and partial ones, k of one to four 8-channel tiles and odd k, stride 2 with padding (the
+ * gather path), the epilogues without a residual, fp16 / bf16 in, f16 / bf16 / f32 out; MobileNetV2's
+ * 144 -> 24 projection at batch 32 takes it under AUTO, the same with a residual or at batch 8 does
+ * not (and says why). */
+TEST(gpu_narrow_wide)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0x9a20)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    /* (n, h, w, c, k, stride, in, out): at least 2 x 16 x 8 x 2 pixels per SM of a 132-SM GPU */
+    static const int64_t cases[][6] = {
+        {2, 190, 190, 144, 24, 1}, {1, 270, 270, 96, 29, 1}, {3, 160, 160, 160, 32, 1},
+        {2, 380, 380, 72, 8, 2},   {1, 275, 266, 136, 17, 1}, {2, 188, 190, 112, 3, 1},
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    for (int i = 0; i < ncases; i++) {
+        const igemm_dtype_t in = i % 2 ? F16 : BF;
+        const igemm_dtype_t out = i % 3 == 1 ? F32 : i % 3 == 2 ? in : (in == F16 ? BF : F16);
+        igemm_conv2d_desc_t d = conv_shape(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4], 1, 1,
+                                           cases[i][5], 0, 1, 1, in, out);
+        if (cases[i][5] == 2) d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 1;
+        for (int ek = 0; ek < 3; ek++) {
+            igemm_epilogue_t e = epilogue_kind(ek == 2 ? 1 : ek);
+            if (ek == 2) e.has_scale = 1, e.activation = IGEMM_ACT_SILU;
+            REQUIRE(run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, "kernel mem_narrow", &g, &st, 0) >= 0);
+        }
+    }
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 3 * ncases);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+
+    static char msg[4096];
+    igemm_conv2d_desc_t p1 = conv_shape(32, 56, 56, 144, 24, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") && strstr(msg, "narrow 1x1 (c = 144, k = 24)"), "%s", msg);
+    const igemm_epilogue_t er = epilogue_kind(2);
+    igemm_plan_t *plan = NULL;
+    REQUIRE(igemm_plan_create(&plan, &p1, &er, NULL) == IGEMM_STATUS_SUCCESS);
+    snprintf(msg, sizeof msg, "%s", igemm_plan_describe(plan));
+    igemm_plan_destroy(plan);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "a residual: takes c <= 64") != NULL, "%s", msg);
+    igemm_conv2d_desc_t p8 = conv_shape(8, 56, 56, 144, 24, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p8, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "M = 25088: takes c <= 64") != NULL, "%s", msg);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * narrow_1x1.cu — the narrow 1x1 family (mem_narrow, IGEMM_PATH_MEMORY): 1x1 convs (any stride,
  * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
- * projections to 16 channels, segmentation heads, few-class classifiers per pixel).
+ * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, without a
+ * residual and with many rows, c <= 160 and k <= 32: MobileNet's projections to 24-32 channels).
  * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
  * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
@@ -46,10 +47,13 @@
 
 #define NW_WARPS 8
 #define NW_THREADS (32 * NW_WARPS)
-#define NW_MAX_C 64        /* input channels at most this (two 32-channel chunks) */
-#define NW_MAX_K 16        /* output channels at most this: measured faster than the sm90 tiles at
-                              k = 2 and 16, slower at k = 40, 96, 240 (decisions.md "narrow-1x1"; with
-                              the prefetch, k <= 96 instances still 1.4-2.6x slower: "narrow-prefetch") */
+#define NW_MAX_C 64        /* c <= 64 and k <= 16 (any M >= NW_MIN_M): measured faster than the sm90
+                              tiles at k = 2 and 16, slower at k = 40, 96, 240 (decisions.md
+                              "narrow-1x1"; with the prefetch, k <= 96 still 1.4-2.6x slower:
+                              "narrow-prefetch") */
+#define NW_MAX_K 16
+#define NW_WIDE_MAX_C 160  /* 64 < c <= 160 and k <= 32 (MobileNet projections): without a residual, */
+#define NW_WIDE_MAX_K 32   /* and with 2+ pixel blocks per resident warp ("narrow-prefetch") */
 #define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
 
@@ -257,34 +261,42 @@ __global__ void __launch_bounds__(NW_THREADS, CPS) narrow_kernel(nw_args_t a)
 /* ------------------------------------------------------------------ family */
 
 /* The instances (CH, KT, MT, CTAs per SM): c <= 32: (1, 2, 4, 2), 64 pixels per warp iteration;
- * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both, registers for two 8-warp CTAs per SM
- * with the next block's rows in flight. The one instance before, (2, 4, 4) without the prefetch,
- * ran one CTA per SM (~185 registers); the instances for k <= 96 / 256 and c <= 256 ran slower than
- * the sm90 tiles and were deleted (decisions.md "narrow-1x1"). */
+ * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both; 64 < c <= 160, k <= 32: (5, 4, 1, 2),
+ * 16 pixels. Registers for two 8-warp CTAs per SM with the next block's rows in flight (106-121).
+ * The one instance before, (2, 4, 4) without the prefetch, ran one CTA per SM (~185 registers);
+ * the instances for k <= 96 / 256 and c <= 256 ran slower than the sm90 tiles and were deleted
+ * (decisions.md "narrow-1x1", "narrow-prefetch"). */
 static void nw_instance(int64_t c, int *ch, int *kt, int *mt)
 {
     *kt = 2;
     if (c <= 32) *ch = 1, *mt = 4;
-    else *ch = 2, *mt = 2;
+    else if (c <= 64) *ch = 2, *mt = 2;
+    else *ch = 5, *kt = 4, *mt = 1;
 }
 
 static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                        char *why, size_t why_len)
 {
     if (!mem_1x1_supports(p, dev, h, why, why_len)) return 0;
-    if (p->c > NW_MAX_C || p->k > NW_MAX_K) {
-        if (why && why_len)
-            snprintf(why, why_len, "c = %lld, k = %lld: takes c <= %d and k <= %d (narrow)", (long long)p->c,
-                     (long long)p->k, NW_MAX_C, NW_MAX_K);
-        return 0;
-    }
     if (p->gemm_m < NW_MIN_M) {
         if (why && why_len)
             snprintf(why, why_len, "M = %lld output rows: takes M >= %d (streaming pixels)", (long long)p->gemm_m,
                      NW_MIN_M);
         return 0;
     }
-    return 1;
+    if (p->c <= NW_MAX_C && p->k <= NW_MAX_K) return 1;
+    /* the wider instance: 16-pixel blocks, at least two per warp of the resident grid (with fewer,
+     * warps idle and nothing is in flight behind a block: slower than the sm90 tiles at M = 25088),
+     * and no residual (its scalar loads in the epilogue made the fused plan up to 10% slower) */
+    const int64_t warps = (int64_t)NW_WARPS * NW_CTAS_PER_SM * (dev->sm_count > 0 ? dev->sm_count : 1);
+    if (p->c <= NW_WIDE_MAX_C && p->k <= NW_WIDE_MAX_K && p->gemm_m >= 2 * 16 * warps && !p->has_residual) return 1;
+    if (why && why_len)
+        snprintf(why, why_len,
+                 "c = %lld, k = %lld, M = %lld%s: takes c <= %d and k <= %d, or c <= %d and k <= %d with M >= %lld "
+                 "and no residual (narrow)",
+                 (long long)p->c, (long long)p->k, (long long)p->gemm_m, p->has_residual ? ", a residual" : "",
+                 NW_MAX_C, NW_MAX_K, NW_WIDE_MAX_C, NW_WIDE_MAX_K, (long long)(2 * 16 * warps));
+    return 0;
 }
 
 static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -327,6 +339,7 @@ static cudaError_t nw_dispatch(const nw_args_t *a, const nw_cfg_t *c, cudaStream
     switch (c->ch * 1000 + c->kt * 10 + c->mt) {
     case 1024: return nw_launch<T, 1, 2, 4>(a, c, st);
     case 2022: return nw_launch<T, 2, 2, 2>(a, c, st);
+    case 5041: return nw_launch<T, 5, 4, 1>(a, c, st);
     }
     return cudaErrorInvalidValue;
 }
