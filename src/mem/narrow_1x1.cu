@@ -11,19 +11,19 @@
  * Algorithm (narrow_kernel<T, CH, KT, MT, CPS>): a persistent grid of NW_WARPS-warp CTAs, CPS per
  * SM. Set-up: the CTA copies the filter (K x C, KRSC with R = S = 1) into shared memory, rows
  * padded to C32 (C rounded up to 32) with zeros, K rounded up to 8 with zero rows, row pitch
- * NW_PITCH (conflict-free 16-byte reads by 8 lanes of two rows). Main loop: warp w of CTA b takes the pixel blocks
- * (b * NW_WARPS + w) + i * (grid * NW_WARPS) of 16 * MT pixels: lane (g = lane/4, t = lane%4)
- * loads 16 bytes (elements 8t .. 8t+7 of each 32-channel chunk) of pixel rows g and g + 8 of each of
- * the MT 16-row blocks, all chunks at once (CH chunks at most: the loads of a block are in flight
- * together), zeros past C and for padding pixels; per chunk and 8-channel output tile j (KT at most)
- * the lane reads 16 bytes of filter row 8j + g at the same elements and feeds two mma.sync
- * m16n8k16: the k order inside a chunk is permuted alike for both operands (MMA 1 takes elements
- * 0-3 of each lane's 8 as k-slots {2t, 2t+1, 2t+8, 2t+9}, MMA 2 elements 4-7), which a dot product
- * allows. The next block's loads are issued before the current block's MMAs and stores (its rows
- * double-buffered in registers): a warp always has a block of x in flight. Epilogue from the
- * accumulators (rows g, g+8; channels 8j + 2t, +1): the fused epilogue
- * (epilogue.cuh) with the run-time switches hoisted out of the unrolled loops, stores of two
- * channels at a time where aligned.
+ * NW_PITCH (conflict-free 16-byte reads by 8 lanes of two rows). Main loop: warp w of CTA b takes
+ * the pixel blocks (b * NW_WARPS + w) + i * (grid * NW_WARPS) of 16 * MT pixels: lane (g = lane/4,
+ * t = lane%4) loads 16 bytes (elements 8t .. 8t+7 of each 32-channel chunk) of pixel rows g and g +
+ * 8 of each of the MT 16-row blocks, all chunks at once (CH chunks at most: the loads of a block
+ * are in flight together), zeros past C and for padding pixels; per chunk and 8-channel output tile
+ * j (KT at most) the lane reads 16 bytes of filter row 8j + g at the same elements and feeds two
+ * mma.sync m16n8k16: the k order inside a chunk is permuted alike for both operands (MMA 1 takes
+ * elements 0-3 of each lane's 8 as k-slots {2t, 2t+1, 2t+8, 2t+9}, MMA 2 elements 4-7), which a dot
+ * product allows. The next block's loads are issued before the current block's MMAs and stores (its
+ * rows double-buffered in registers): a warp always has a block of x in flight. Epilogue from the
+ * accumulators (rows g, g+8; channels 8j + 2t, +1): the fused epilogue (epilogue.cuh) with the
+ * run-time switches hoisted out of the unrolled loops, stores of two channels at a time where
+ * aligned.
  * Layouts: x N x H x W x C (row m of the GEMM is output pixel m: x[img, p*sh - pt, q*sw - pl, :]),
  * w K x C, y and the residual M x K. C % 8 == 0, 16-byte aligned x and w (the planner's fallback
  * takes the rest). PTX: mma.sync (sm_80+), griddepcontrol on sm_90 (launched with programmatic
@@ -56,7 +56,6 @@
 #define NW_WIDE_MAX_K 32   /* and with 2+ pixel blocks per resident warp ("narrow-prefetch") */
 #define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
-
 
 /* shared-memory row pitch (bytes) of the filter for c32 (C rounded up to 32) channels: 16-byte reads
  * of rows g, g+1 by lanes 8t apart stay conflict-free when the pitch is 64 mod 128 */
