@@ -1,8 +1,8 @@
 /*
  * narrow_1x1.cu — the narrow 1x1 family (mem_narrow, IGEMM_PATH_MEMORY): 1x1 convs (any stride,
  * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
- * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, without a
- * residual and with many rows, c <= 160 and k <= 32: MobileNet's projections to 24-32 channels).
+ * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, with many
+ * rows, c <= 160 and k <= 24: MobileNet's projections to 24 channels).
  * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
  * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
@@ -52,8 +52,8 @@
                               "narrow-1x1"; with the prefetch, k <= 96 still 1.4-2.6x slower:
                               "narrow-prefetch") */
 #define NW_MAX_K 16
-#define NW_WIDE_MAX_C 160  /* 64 < c <= 160 and k <= 32 (MobileNet projections): without a residual, */
-#define NW_WIDE_MAX_K 32   /* and with 2+ pixel blocks per resident warp ("narrow-prefetch") */
+#define NW_WIDE_MAX_C 160  /* 64 < c <= 160 and k <= 24 (MobileNet projections) with 2+ pixel blocks */
+#define NW_WIDE_MAX_K 24   /* per resident warp ("narrow-prefetch": k = 32 slower than the sm90 tiles) */
 #define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
 
@@ -113,12 +113,28 @@ static __device__ __forceinline__ void nw_epilogue(const nw_args_t &a, float (&a
 {
     const int kt = (a.n + 7) >> 3;
     const bool relu = a.act == IGEMM_ACT_RELU;
+    /* 16-bit y of an even width: each column pair of the residual is one aligned 4-byte word (the
+     * family runs on 16-byte aligned pointers only), a column tile's words loaded before their use,
+     * in flight together (element by element at their use they made the fused plans ~1.8x the
+     * plain ones) */
+    const bool rpair = RES && a.out_dtype != IGEMM_DTYPE_F32 && (a.n & 1) == 0;
 #pragma unroll
     for (int j = 0; j < KT; j++) {
         if (j >= kt) break;
         const int n = 8 * j + 2 * t;
         if (n >= a.n) continue;
         const bool two = n + 1 < a.n;
+        uint32_t rw[RES ? MT : 1][2];
+        if (RES && rpair) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int hh = 0; hh < 2; hh++) {
+                    const int64_t m = m0 + 16 * mt + g + 8 * hh;
+                    rw[RES ? mt : 0][hh] =
+                        m < a.m ? __ldg((const unsigned int *)((const uint16_t *)a.residual + m * a.n + n)) : 0u;
+                }
+        }
         float s0 = a.alpha, s1 = a.alpha, b0 = 0.0f, b1 = 0.0f;
         if (GENERAL && a.has_scale) s0 *= __ldg(a.scale + n), s1 *= two ? __ldg(a.scale + n + 1) : 0.0f;
         if (GENERAL && a.has_bias) b0 = __ldg(a.bias + n), b1 = two ? __ldg(a.bias + n + 1) : 0.0f;
@@ -132,7 +148,13 @@ static __device__ __forceinline__ void nw_epilogue(const nw_args_t &a, float (&a
                 float v0 = s0 * acc[mt][j][2 * hh], v1 = s1 * acc[mt][j][2 * hh + 1];
                 if (GENERAL) {
                     v0 += b0, v1 += b1;
-                    if (RES) {
+                    if (RES && rpair) {
+                        const uint32_t w = rw[RES ? mt : 0][hh];
+                        const float2 r = a.out_dtype == IGEMM_DTYPE_F16 ? __half22float2(*(const __half2 *)&w)
+                                                                       : __bfloat1622float2(*(const __nv_bfloat162 *)&w);
+                        v0 += a.beta * r.x;
+                        v1 += a.beta * r.y;
+                    } else if (RES) {
                         v0 += a.beta * igemm_load_out(a.residual, yi, a.out_dtype);
                         if (two) v1 += a.beta * igemm_load_out(a.residual, yi + 1, a.out_dtype);
                     }
@@ -260,7 +282,7 @@ __global__ void __launch_bounds__(NW_THREADS, CPS) narrow_kernel(nw_args_t a)
 /* ------------------------------------------------------------------ family */
 
 /* The instances (CH, KT, MT, CTAs per SM): c <= 32: (1, 2, 4, 2), 64 pixels per warp iteration;
- * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both; 64 < c <= 160, k <= 32: (5, 4, 1, 2),
+ * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both; 64 < c <= 160, k <= 24: (5, 4, 1, 2),
  * 16 pixels. Registers for two 8-warp CTAs per SM with the next block's rows in flight (106-121).
  * The one instance before, (2, 4, 4) without the prefetch, ran one CTA per SM (~185 registers);
  * the instances for k <= 96 / 256 and c <= 256 ran slower than the sm90 tiles and were deleted
@@ -285,16 +307,14 @@ static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     }
     if (p->c <= NW_MAX_C && p->k <= NW_MAX_K) return 1;
     /* the wider instance: 16-pixel blocks, at least two per warp of the resident grid (with fewer,
-     * warps idle and nothing is in flight behind a block: slower than the sm90 tiles at M = 25088),
-     * and no residual (its scalar loads in the epilogue made the fused plan up to 10% slower) */
+     * warps idle and nothing is in flight behind a block: slower than the sm90 tiles at M = 25088) */
     const int64_t warps = (int64_t)NW_WARPS * NW_CTAS_PER_SM * (dev->sm_count > 0 ? dev->sm_count : 1);
-    if (p->c <= NW_WIDE_MAX_C && p->k <= NW_WIDE_MAX_K && p->gemm_m >= 2 * 16 * warps && !p->has_residual) return 1;
+    if (p->c <= NW_WIDE_MAX_C && p->k <= NW_WIDE_MAX_K && p->gemm_m >= 2 * 16 * warps) return 1;
     if (why && why_len)
-        snprintf(why, why_len,
-                 "c = %lld, k = %lld, M = %lld%s: takes c <= %d and k <= %d, or c <= %d and k <= %d with M >= %lld "
-                 "and no residual (narrow)",
-                 (long long)p->c, (long long)p->k, (long long)p->gemm_m, p->has_residual ? ", a residual" : "",
-                 NW_MAX_C, NW_MAX_K, NW_WIDE_MAX_C, NW_WIDE_MAX_K, (long long)(2 * 16 * warps));
+        snprintf(why, why_len, "c = %lld, k = %lld, M = %lld: takes c <= %d and k <= %d, or c <= %d and k <= %d with "
+                 "M >= %lld (narrow)",
+                 (long long)p->c, (long long)p->k, (long long)p->gemm_m, NW_MAX_C, NW_MAX_K, NW_WIDE_MAX_C,
+                 NW_WIDE_MAX_K, (long long)(2 * 16 * warps));
     return 0;
 }
 
