@@ -11,8 +11,12 @@
 #   AB_OLD_HINTS=kernel=cooperative AB_NEW_HINTS=kernel=pingpong scripts/ab_bench.sh build build
 #   (left empty, no --hints is passed, so a build from before the hints can be the old one);
 #   AB_OLD_ENV / AB_NEW_ENV: VAR=value words set in the environment of the old / new runs;
-#   AB_FUSED=1 times the fused conv+bias+residual+ReLU instead of the plain conv; AB_REPS (default 2)
-#   rounds of (old, new), the best of them per layer. The suite: $IGEMM_SHAPES, else bench/shapes.csv.
+#   AB_FUSED=1 times the fused conv+bias+residual+ReLU instead of the plain conv; AB_GEMM=1 plans the
+#   suite's lines as GEMMs (`bench --gemm`, name,m,n,k); AB_REPS (default 2) rounds of (old, new),
+#   the best of them per layer. The suite: $IGEMM_SHAPES, else bench/shapes.csv. Every timed layer
+#   counts, whatever its path (sm90, memory, general, ...); each CLI runs with its own directory
+#   first on LD_LIBRARY_PATH (which outranks the CLI's $ORIGIN runpath), so an exported path cannot
+#   give both sides one library.
 set -uo pipefail
 OLD=${1:?usage: OUT=dir scripts/ab_bench.sh OLD_DIR [NEW_DIR]}
 NEW=${2:-build}
@@ -24,7 +28,9 @@ S=${IGEMM_SHAPES:-bench/shapes.csv}
 for rep in $(seq 1 ${AB_REPS:-2}); do
   for v in old new; do
     if [ $v = old ]; then B=$OLD/igemm; E=${AB_OLD_ENV:-}; H=${AB_OLD_HINTS:-}; else B=$NEW/igemm; E=${AB_NEW_ENV:-}; H=${AB_NEW_HINTS:-}; fi
-    timeout 150 env $E "$B" bench ${AB_FUSED:+--fused} ${H:+--hints "$H"} --shapes "$S" --iters 40 --warmup 5 2>/dev/null | grep " sm90 " | awk -v v=$v '{print v, $1, $3}' >> "$OUT/ab.log"
+    LD_LIBRARY_PATH="$(dirname "$B")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 150 env $E "$B" bench \
+      ${AB_GEMM:+--gemm} ${AB_FUSED:+--fused} ${H:+--hints "$H"} --shapes "$S" --iters 40 --warmup 5 2>/dev/null |
+      awk -v v=$v '$2 ~ /^(sm90|sm80|memory|general|direct)$/ && $NF == "ok" {print v, $1, $3}' >> "$OUT/ab.log"
   done
 done
 python3 - "$OUT/ab.log" <<'PY'
