@@ -1,6 +1,7 @@
 # igemm — build, test, run, install.
 #   make            library (build/libigemm.so), CLI (build/igemm), C tests (build/igemm_tests),
-#                   on all cores (make -jN to choose); V=1 prints the full commands
+#                   the Blackwell ladder programs (compile check), on all cores (make -jN to
+#                   choose); V=1 prints the full commands
 #   make run        the main job: igemm run (a real ResNet-50 layer on the GPU; CPU reference without one)
 #   make test       C tests + Python tests (sets up .venv with numpy and pytest itself)
 #   make install PREFIX=/usr/local
@@ -77,8 +78,8 @@ CLI_TEST_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
 CLI_HDRS := $(wildcard cli/*.h)
 HDRS := include/igemm.h $(wildcard src/*.h src/*/*.h src/*/*.cuh src/*/*/*.cuh)
 
-.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder torchop torchop-auto
-all: $(LIB) $(CLI) $(TESTS) torchop-auto
+.PHONY: all lib run test test-c test-py gpu-test install clean sass probes banner ladder torchop torchop-auto sm100-auto
+all: $(LIB) $(CLI) $(TESTS) torchop-auto sm100-auto
 lib: $(LIB)
 
 # said once, before the first compile of a build that has CUDA work to do
@@ -206,12 +207,16 @@ $(TORCH_OP): python/igemm/csrc/conv2d_op.cpp scripts/torch_ext_flags.py
 	  $(CXX) -std=c++20 -O2 -shared -fPIC -fvisibility=hidden $$flags -o $@ $< $$ldf
 
 ladder: $(LADDER_BINS)
+# part of `make all` with CUDA: the Blackwell programs (a few seconds), ptxas warnings (spills
+# included) as errors, so that the sm_100a code keeps compiling clean where no B200 runs it
+sm100-auto:
+	@if [ "$(HAVE_CUDA)" = 1 ]; then $(MAKE) --no-print-directory $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%); fi
 $(BUILD)/ladder/step%: examples/gemm_ladder/step%.cu $(LADDER_DEPS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills -o $@ $< -lcuda
 $(BUILD)/ladder/sm100_%: examples/gemm_ladder/sm100_%.cu $(LADDER_DEPS)
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_100a,code=sm_100a -Xptxas -warn-spills -o $@ $< -lcuda
+	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_100a,code=sm_100a -Xptxas -warn-spills,--warning-as-error -o $@ $< -lcuda
 
 # the diagnostic probes (dev/probes/) into build/probes/
 probes: $(LIB)
