@@ -408,11 +408,21 @@ static const hrow_t k_layers[] = {
      MEMORY("kernel mem_grouped: grouped conv (32 groups of 8 -> 8 channels, filter 3x3)")},
     {"grouped 3x3 g4 (64 channels per group)", LG(8, 14, 14, 256, 256, 3, 3, 1, 1, 4), PLAIN, BF, SXM, "",
      GENERAL("mem_grouped not taken: c/g = 64, k/g = 64")},
-    /* narrow 1x1s (c <= 64, k <= 16, 256+ pixels): the narrow family, on Hopper and Ampere */
+    /* narrow 1x1s (c <= 64, k <= 16, 256+ pixels): the narrow family, on Hopper and Ampere; */
     {"mbv2_project_32_16", L(32, 112, 112, 32, 16, 1, 1, 1, 0), FUSED, BF, SXM, "",
      MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 16)")},
     {"seg_head_1x1_2 A100", L(4, 512, 512, 32, 2, 1, 1, 1, 0), PLAIN, F16, A100, "",
      MEMORY("kernel mem_narrow: narrow 1x1 (c = 32, k = 2)")},
+    /* the wider instance: c <= 160, k <= 24 with 2+ 16-pixel blocks per resident warp (M >= 67584 on
+     * 132 SMs, 55296 on 108), with or without the residual; not at batch 8 (M 25088) nor k = 32 */
+    {"mbv2_project_144_24", L(32, 56, 56, 144, 24, 1, 1, 1, 0), FUSED, BF, SXM, "",
+     MEMORY("kernel mem_narrow: narrow 1x1 (c = 144, k = 24)")},
+    {"mbv2_project_96_24 A100", L(32, 56, 56, 96, 24, 1, 1, 1, 0), PLAIN, F16, A100, "",
+     MEMORY("kernel mem_narrow: narrow 1x1 (c = 96, k = 24)")},
+    {"mbv2_project_144_24 b8", L(8, 56, 56, 144, 24, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
+    {"mbv2_project_144_32 b128", L(128, 28, 28, 144, 32, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PINGPONG, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K in a cluster (2 staging
      * boxes: the partial tile), at most 8 splits (a cluster); 64-channel tiles where their units
      * fill the SMs in clusters of 2 (half of them in clusters of 4+) */
