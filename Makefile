@@ -207,10 +207,13 @@ $(TORCH_OP): python/igemm/csrc/conv2d_op.cpp scripts/torch_ext_flags.py
 	  $(CXX) -std=c++20 -O2 -shared -fPIC -fvisibility=hidden $$flags -o $@ $< $$ldf
 
 ladder: $(LADDER_BINS)
-# part of `make all` with CUDA: the Blackwell programs (a few seconds), ptxas warnings (spills
+# part of `make all` with CUDA 12.8+: the Blackwell programs (a few seconds), ptxas warnings (spills
 # included) as errors, so that the sm_100a code keeps compiling clean where no B200 runs it
 sm100-auto:
-	@if [ "$(HAVE_CUDA)" = 1 ]; then $(MAKE) --no-print-directory $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%); fi
+	@if [ "$(HAVE_CUDA)" = 1 ]; then \
+	  if $(NVCC) --list-gpu-arch 2>/dev/null | grep -qx compute_100; then \
+	    $(MAKE) --no-print-directory $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%); \
+	  else echo "igemm: $(NVCC) has no compute_100 (CUDA < 12.8): the Blackwell programs are not built"; fi; fi
 $(BUILD)/ladder/step%: examples/gemm_ladder/step%.cu $(LADDER_DEPS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills -o $@ $< -lcuda
