@@ -192,7 +192,7 @@ LADDER_SRCS := $(wildcard examples/gemm_ladder/step*.cu)
 LADDER100_SRCS := $(wildcard examples/gemm_ladder/sm100_*.cu)
 LADDER_BINS := $(LADDER_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%) \
                $(LADDER100_SRCS:examples/gemm_ladder/%.cu=$(BUILD)/ladder/%)
-LADDER_DEPS := examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh $(wildcard src/ptx/*.cuh src/sm100/*.h)
+LADDER_DEPS := examples/gemm_ladder/ladder.cuh examples/gemm_ladder/ladder_ws.cuh examples/gemm_ladder/ladder_sm100.cuh $(wildcard src/ptx/*.cuh src/sm100/*.h)
 # The C++ kernel of torch.ops.igemm.conv2d (python/igemm/csrc/conv2d_op.cpp), against the installed
 # torch; _torch.py loads build/igemm_torch_op.so when it is there (else its Python kernel).
 TORCH_OP := $(BUILD)/igemm_torch_op.so

@@ -15,10 +15,7 @@
  * checks itself against float64 (ladder.cuh) wherever it runs. Build: `make ladder` builds it
  * for sm_100a; run on a B200: build/ladder/sm100_step07_tcgen05.
  */
-#include "ladder.cuh"
-
-#include "../../src/ptx/tcgen05.cuh"
-#include "../../src/sm100/tcgen05_desc.h"
+#include "ladder_sm100.cuh"
 
 #define BM 128
 #define BN 256
@@ -47,14 +44,7 @@ __global__ void __launch_bounds__(192, 1) sm100_step07_kernel(const __grid_const
         ptx_mbarrier_init(accum, 1);
         ptx_fence_mbarrier_init_release_cluster();
     }
-    if (warp == 1) {
-        ptx_tcgen05_alloc_cta_group_1(tslot, TMEM_COLS);
-        ptx_tcgen05_relinquish_alloc_permit_cta_group_1();
-    }
-    ptx_tcgen05_fence_before_thread_sync();
-    __syncthreads();
-    ptx_tcgen05_fence_after_thread_sync();
-    const uint32_t tmem = *(volatile uint32_t *)lad_smem_ptr(tslot);
+    const uint32_t tmem = lad100_tmem_setup(tslot, TMEM_COLS);
 
     if (warp == 0) {
         if (lane == 0) {
@@ -90,41 +80,15 @@ __global__ void __launch_bounds__(192, 1) sm100_step07_kernel(const __grid_const
         ptx_tcgen05_fence_after_thread_sync();
         const int q = warp % 4;
         const int64_t row = (int64_t)tm * BM + 32 * q + lane;
-        bf16 *out = D + row * N + (int64_t)tn * BN;
-#pragma unroll 1
-        for (int c = 0; c < BN / 32; c++) {
-            uint32_t v[32];
-            ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + 32u * c, v);
-            ptx_tcgen05_wait_ld();
-            uint32_t packed[16];
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                const __nv_bfloat162 h = __floats2bfloat162_rn(__uint_as_float(v[2 * i]), __uint_as_float(v[2 * i + 1]));
-                packed[i] = *(const uint32_t *)&h;
-            }
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                *(uint4 *)(out + 32 * c + 8 * i) =
-                    make_uint4(packed[4 * i], packed[4 * i + 1], packed[4 * i + 2], packed[4 * i + 3]);
-        }
+        lad100_store_rows<BN>(tmem, q, 0u, D + row * N + (int64_t)tn * BN);
     }
-    ptx_tcgen05_fence_before_thread_sync();
-    __syncthreads();
-    if (warp == 1) {
-        ptx_tcgen05_fence_after_thread_sync();
-        ptx_tcgen05_dealloc_cta_group_1(tmem, TMEM_COLS);
-    }
+    lad100_tmem_release(tmem, TMEM_COLS);
 #endif
 }
 
 static void launch(const lad_problem_t *p, cudaStream_t s)
 {
-    static int attr_set = 0;
-    if (!attr_set) {
-        LAD_CK(cudaFuncSetAttribute(sm100_step07_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-        attr_set = 1;
-    }
-    sm100_step07_kernel<<<dim3(p->n / BN, p->m / BM), 192, SMEM_BYTES, s>>>(p->ta, p->tb, p->d, p->m, p->n, p->k);
+    lad100_launch<BM, BN>(sm100_step07_kernel, 192, SMEM_BYTES, p, s);
 }
 
 int main(int argc, char **argv)

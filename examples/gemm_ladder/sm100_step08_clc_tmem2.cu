@@ -23,11 +23,9 @@
  * NOT YET RUN: no Blackwell GPU; `make ladder` builds it for sm_100a (docs/sm100.md); it checks
  * itself against float64 (ladder.cuh) wherever it runs.
  */
-#include "ladder.cuh"
+#include "ladder_sm100.cuh"
 
 #include "../../src/ptx/clc.cuh"
-#include "../../src/ptx/tcgen05.cuh"
-#include "../../src/sm100/tcgen05_desc.h"
 
 #define BM 128
 #define BN 256
@@ -88,14 +86,7 @@ __global__ void __launch_bounds__(THREADS, 1) sm100_step08_kernel(const __grid_c
         }
         ptx_fence_mbarrier_init_release_cluster();
     }
-    if (warp == 1) {
-        ptx_tcgen05_alloc_cta_group_1(tslot, TMEM_COLS);
-        ptx_tcgen05_relinquish_alloc_permit_cta_group_1();
-    }
-    ptx_tcgen05_fence_before_thread_sync();
-    __syncthreads();
-    ptx_tcgen05_fence_after_thread_sync();
-    const uint32_t tmem = *(volatile uint32_t *)lad_smem_ptr(tslot);
+    const uint32_t tmem = lad100_tmem_setup(tslot, TMEM_COLS);
 
     int tm = blockIdx.y, tn = blockIdx.x; /* this CTA's own tile first */
     if (warp == 0) {
@@ -162,24 +153,7 @@ __global__ void __launch_bounds__(THREADS, 1) sm100_step08_kernel(const __grid_c
             ptx_mbarrier_wait_parity(acc_full + 8 * a, (t / ACC) & 1);
             ptx_tcgen05_fence_after_thread_sync();
             const int64_t row = (int64_t)tm * BM + 32 * q + lane;
-            bf16 *out = D + row * N + (int64_t)tn * BN;
-#pragma unroll 1
-            for (int c = 0; c < BN / 32; c++) {
-                uint32_t v[32];
-                ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + (uint32_t)(a * BN + 32 * c), v);
-                ptx_tcgen05_wait_ld();
-                uint32_t packed[16];
-#pragma unroll
-                for (int i = 0; i < 16; i++) {
-                    const __nv_bfloat162 h =
-                        __floats2bfloat162_rn(__uint_as_float(v[2 * i]), __uint_as_float(v[2 * i + 1]));
-                    packed[i] = *(const uint32_t *)&h;
-                }
-#pragma unroll
-                for (int i = 0; i < 4; i++)
-                    *(uint4 *)(out + 32 * c + 8 * i) =
-                        make_uint4(packed[4 * i], packed[4 * i + 1], packed[4 * i + 2], packed[4 * i + 3]);
-            }
+            lad100_store_rows<BN>(tmem, q, (uint32_t)(a * BN), D + row * N + (int64_t)tn * BN);
             /* every lane's TMEM reads are complete (wait::ld) before its warp releases the accumulator */
             ptx_tcgen05_fence_before_thread_sync();
             __syncwarp();
@@ -188,24 +162,13 @@ __global__ void __launch_bounds__(THREADS, 1) sm100_step08_kernel(const __grid_c
                 break;
         }
     }
-    ptx_tcgen05_fence_before_thread_sync();
-    __syncthreads();
-    if (warp == 1) {
-        ptx_tcgen05_fence_after_thread_sync();
-        ptx_tcgen05_dealloc_cta_group_1(tmem, TMEM_COLS);
-    }
+    lad100_tmem_release(tmem, TMEM_COLS);
 #endif
 }
 
 static void launch(const lad_problem_t *p, cudaStream_t s)
 {
-    static int attr_set = 0;
-    if (!attr_set) {
-        LAD_CK(cudaFuncSetAttribute(sm100_step08_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-        attr_set = 1;
-    }
-    sm100_step08_kernel<<<dim3(p->n / BN, p->m / BM), THREADS, SMEM_BYTES, s>>>(p->ta, p->tb, p->d, p->m, p->n,
-                                                                                  p->k);
+    lad100_launch<BM, BN>(sm100_step08_kernel, THREADS, SMEM_BYTES, p, s);
 }
 
 int main(int argc, char **argv)
