@@ -1,7 +1,7 @@
 /*
  * ladder_sm100.cuh — what the Blackwell ladder programs (sm100_step*.cu) share besides ladder.cuh:
  * the tensor-memory set-up (warp 1 allocates, every thread reads the address after the CTA
- * barrier), one epilogue warp's store of its 32 rows of a TMEM accumulator (tcgen05.ld 32x32b.x32,
+ * barrier), the MMA thread's k-block, one epilogue warp's store of its 32 rows of a TMEM accumulator (tcgen05.ld 32x32b.x32,
  * bf16, 16-byte stores) and the release of the tensor memory at exit. Device code for sm_100a.
  */
 #ifndef LADDER_SM100_CUH
@@ -49,6 +49,23 @@ static __device__ __forceinline__ void lad100_store_rows(uint32_t tmem, int q, u
             *(uint4 *)(out + 32 * c + 8 * i) =
                 make_uint4(packed[4 * i], packed[4 * i + 1], packed[4 * i + 2], packed[4 * i + 3]);
     }
+}
+
+/* The MMA thread's k-block: once the stage's TMA bytes landed (full barrier `full`, parity `phase`),
+ * four tcgen05.mma K16 steps of the K-major SW128 A tile at a_st and B tile at b_st into the TMEM
+ * accumulator d (accumulate: all but the tile's first step), committed to the stage's empty
+ * barrier (free once those MMAs completed). */
+static __device__ __forceinline__ void lad100_mma_kblock(uint32_t d, uint32_t a_st, uint32_t b_st, uint32_t idesc,
+                                                         uint32_t full, uint32_t phase, uint32_t empty, bool first)
+{
+    ptx_mbarrier_wait_parity(full, phase);
+    ptx_tcgen05_fence_after_thread_sync();
+    const uint64_t da = igemm_tcgen05_sdesc_kmajor_sw128(a_st);
+    const uint64_t db = igemm_tcgen05_sdesc_kmajor_sw128(b_st);
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+        ptx_tcgen05_mma_cta_group_1_kind_f16(d, da + 2u * kk, db + 2u * kk, idesc, !first || kk != 0);
+    ptx_tcgen05_commit_cta_group_1(empty);
 }
 
 /* Every thread at exit: the CTA barrier between the tcgen05 fences, then warp 1 frees the TMEM. */

@@ -62,15 +62,9 @@ __global__ void __launch_bounds__(192, 1) sm100_step07_kernel(const __grid_const
             const uint32_t idesc = igemm_tcgen05_idesc_f16(BM, BN, 1, 1, 0, 0, 1);
             for (int kb = 0; kb < KB; kb++) {
                 const int s = kb % STAGES;
-                ptx_mbarrier_wait_parity(full + 8 * s, (kb / STAGES) & 1);
-                ptx_tcgen05_fence_after_thread_sync();
                 const uint32_t a_st = base + s * STAGE_BYTES;
-                const uint64_t da = igemm_tcgen05_sdesc_kmajor_sw128(a_st);
-                const uint64_t db = igemm_tcgen05_sdesc_kmajor_sw128(a_st + A_BYTES);
-#pragma unroll
-                for (int kk = 0; kk < 4; kk++)
-                    ptx_tcgen05_mma_cta_group_1_kind_f16(tmem, da + 2u * kk, db + 2u * kk, idesc, (kb | kk) != 0);
-                ptx_tcgen05_commit_cta_group_1(empty + 8 * s); /* the stage is free once these completed */
+                lad100_mma_kblock(tmem, a_st, a_st + A_BYTES, idesc, full + 8 * s, (kb / STAGES) & 1, empty + 8 * s,
+                                  kb == 0);
             }
             ptx_tcgen05_commit_cta_group_1(accum); /* the accumulator is complete */
         }

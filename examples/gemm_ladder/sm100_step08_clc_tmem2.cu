@@ -118,15 +118,9 @@ __global__ void __launch_bounds__(THREADS, 1) sm100_step08_kernel(const __grid_c
                 const uint32_t d = tmem + (uint32_t)(a * BN); /* column offset of accumulator a */
                 for (int kb = 0; kb < KB; kb++, j++) {
                     const int s = j % STAGES;
-                    ptx_mbarrier_wait_parity(full + 8 * s, (j / STAGES) & 1);
-                    ptx_tcgen05_fence_after_thread_sync();
                     const uint32_t a_st = base + s * STAGE_BYTES;
-                    const uint64_t da = igemm_tcgen05_sdesc_kmajor_sw128(a_st);
-                    const uint64_t db = igemm_tcgen05_sdesc_kmajor_sw128(a_st + A_BYTES);
-#pragma unroll
-                    for (int kk = 0; kk < 4; kk++)
-                        ptx_tcgen05_mma_cta_group_1_kind_f16(d, da + 2u * kk, db + 2u * kk, idesc, (kb | kk) != 0);
-                    ptx_tcgen05_commit_cta_group_1(empty + 8 * s); /* the stage is free once these completed */
+                    lad100_mma_kblock(d, a_st, a_st + A_BYTES, idesc, full + 8 * s, (j / STAGES) & 1, empty + 8 * s,
+                                      kb == 0);
                 }
                 ptx_tcgen05_commit_cta_group_1(acc_full + 8 * a); /* accumulator a is complete */
                 if (!sm100_next_tile(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, true, &tm, &tn))
