@@ -132,7 +132,7 @@ int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
         if (split < 2 || split > c->k_iters || split > SM90_MAX_CLUSTER || h->grid || tiles * split > INT32_MAX / 2)
             continue;
         /* two staging boxes per consumer: its partial tile for the cluster (TP x 256 B) */
-        const int stages = sm90_h_stages_fit_max(SM90_MAX_STAGES_STREAM, tp, bn, 2, 2, 1, 0, c->smem);
+        const int stages = sm90_h_stages_fit(tp, bn, 2, 2, 1, 0, c->smem);
         if (stages < 2) continue;
         const double t_mma = (double)bn * tp * SM90_BK * 2.0 / (7.0e6 * (tp == 32 ? 0.5 : 0.7));
         const double t_ld = (double)(tp + bn) * SM90_BK * 2.0 / 8.7e4;

@@ -24,18 +24,12 @@ size_t sm90_h_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int 
            (size_t)8 * nc; /* ping-pong order barriers */
 }
 
-/* The most stages (2..max, or 1 if even 2 do not fit) of a plan within smem_optin. */
-int sm90_h_stages_fit_max(int max, int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
-{
-    int s = max;
-    while (s >= 2 && sm90_h_smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
-    return s;
-}
-
-/* The same, at most SM90_MAX_STAGES. */
+/* The most stages (2..SM90_MAX_STAGES, or 1 if even 2 do not fit) of a plan within smem_optin. */
 int sm90_h_stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin)
 {
-    return sm90_h_stages_fit_max(SM90_MAX_STAGES, bm, bn, nc, epi_slots, pixn, bres, smem_optin);
+    int s = SM90_MAX_STAGES;
+    while (s >= 2 && sm90_h_smem_bytes(bm, bn, nc, s, epi_slots, pixn, bres) > (size_t)smem_optin) s--;
+    return s;
 }
 
 int sm90_h_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)

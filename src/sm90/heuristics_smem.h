@@ -10,7 +10,6 @@
 /* Shared memory of a plan and the ring depth / staging boxes that fit (each documented at its
  * definition in heuristics_smem.c). */
 size_t sm90_h_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres);
-int sm90_h_stages_fit_max(int max, int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin);
 int sm90_h_stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin);
 int sm90_h_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin);
 int sm90_h_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave, int forced,

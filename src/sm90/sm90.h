@@ -27,9 +27,6 @@ extern "C" {
 /* operand-ring stages at most: also for the halo-row plans, whose 8 KB stages would allow 15
  * (r50_l1_3x3_64: 8 measured best, 9-16 1-3% slower; docs/decisions.md "halo-stages") */
 #define SM90_MAX_STAGES 8
-/* ... and in the split pixels-as-N plans (few-row GEMMs: bound by the bytes a CTA keeps in
- * flight, docs/decisions.md "pixn-deep") */
-#define SM90_MAX_STAGES_STREAM 16
 #define SM90_GROUP_M 8        /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
 #define SM90_MAX_CLUSTER 8 /* CTAs per cluster (the portable maximum): split-K summed in a cluster */
