@@ -14,6 +14,7 @@
  *   5 the same 8 from its own shared memory by ld.shared
  *   6 barrier.cluster again (everyone is already close: the barrier's own round trip)
  *   7 fence.acq_rel.cluster
+ * Then the same exchange through L2 (probe_l2_kernel: pairs of CTAs, no cluster, a flag per CTA).
  * Optionally (PROBE_STREAM=1) each CTA first streams 256 KB from DRAM with 16-byte loads, as the
  * mainloop would have just done. Prints, per cluster size, the median over CTAs and launches of
  * each step (ns).
@@ -153,6 +154,60 @@ __global__ void __launch_bounds__(384, 1)
     }
 }
 
+/* The same exchange through L2 instead (no cluster): the 256 consumer threads store their 8 float4
+ * to a global workspace, thread 128 fences and sets this CTA's flag; it spins until its partner's
+ * (CTA ^ 1) flag is set; then every consumer thread loads the partner's 8 float4 (ld.global.cg).
+ * Steps recorded: stores + fence + flag, partner's flag seen (+ a named barrier), loads used. */
+__global__ void __launch_bounds__(384, 1)
+    probe_l2_kernel(const int4 *src, long long per_cta, unsigned long long *out, float *sink, float4 *ws, int *flags,
+                    int epoch)
+{
+    const int tid = (int)threadIdx.x;
+    if (per_cta > 0) {
+        const int4 *p = src + (long long)blockIdx.x * per_cta;
+        int4 acc = make_int4(0, 0, 0, 0);
+        for (long long i = tid; i < per_cta; i += 384 * 4) {
+            int4 v[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) v[u] = i + u * 384 < per_cta ? __ldcs(p + i + u * 384) : make_int4(0, 0, 0, 0);
+#pragma unroll
+            for (int u = 0; u < 4; u++) acc.x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+        }
+        if (acc.x == 0x12345678) sink[blockIdx.x] = 1.0f;
+    }
+    __syncthreads();
+    if (tid < 128) return;
+    const int ct = tid - 128; /* 0..255 */
+    unsigned long long t[4];
+    float s = 0.0f;
+    t[0] = now_ns();
+    float4 *mine = ws + (size_t)blockIdx.x * 256 * 8;
+#pragma unroll
+    for (int q = 0; q < 8; q++) mine[q * 256 + ct] = make_float4((float)q, 1.0f, 2.0f, (float)ct);
+    __threadfence();
+    asm volatile("bar.sync 1, 256;" ::: "memory");
+    if (tid == 128) atomicExch(flags + blockIdx.x, epoch);
+    t[1] = now_ns();
+    if (tid == 128) {
+        volatile int *f = flags + (blockIdx.x ^ 1);
+        while (*f != epoch) {
+        }
+        __threadfence();
+    }
+    asm volatile("bar.sync 1, 256;" ::: "memory");
+    t[2] = now_ns();
+    const float4 *peer = ws + (size_t)(blockIdx.x ^ 1) * 256 * 8;
+    float4 v[8];
+#pragma unroll
+    for (int q = 0; q < 8; q++) v[q] = __ldcg(peer + q * 256 + ct);
+#pragma unroll
+    for (int q = 0; q < 8; q++) s += v[q].x + v[q].w;
+    t[3] = now_ns() + (s == -1.0f);
+    if (tid == 128)
+        for (int i = 0; i < 4; i++) out[blockIdx.x * NSTEP + i] = t[i];
+    if (s == -1.0f) sink[blockIdx.x] = s;
+}
+
 int main(void)
 {
     const int grid = 128, runs = 21;
@@ -214,6 +269,33 @@ int main(void)
         printf("%-30s", names[i]);
         for (int c = 0; c < 3; c++) printf("  %9.0f", med[c][i]);
         printf("\n");
+    }
+    { /* the exchange through L2, pairs of CTAs, no cluster */
+        float4 *ws = NULL;
+        int *flags = NULL;
+        CK(cudaMalloc((void **)&ws, (size_t)grid * 256 * 8 * sizeof(float4)));
+        CK(cudaMalloc((void **)&flags, (size_t)grid * sizeof(int)));
+        CK(cudaMemset(flags, 0, (size_t)grid * sizeof(int)));
+        CK(cudaFuncSetAttribute((const void *)probe_l2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem_bytes));
+        std::vector<double> d[3];
+        std::vector<unsigned long long> h((size_t)grid * NSTEP);
+        for (int r = 0; r < runs; r++) {
+            probe_l2_kernel<<<grid, 384, smem_bytes>>>(src, per_cta, out, sink, ws, flags, r + 1);
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(h.data(), out, h.size() * 8, cudaMemcpyDeviceToHost));
+            if (r == 0) continue;
+            for (int b = 0; b < grid; b++)
+                for (int i = 0; i < 3; i++) d[i].push_back((double)(h[b * NSTEP + i + 1] - h[b * NSTEP + i]));
+        }
+        const char *ln[3] = {"L2: 32 KB stored + fence + flag", "L2: partner's flag seen", "L2: partner's 32 KB loaded"};
+        for (int i = 0; i < 3; i++) {
+            std::sort(d[i].begin(), d[i].end());
+            printf("%-30s  %9.0f   (pairs of CTAs, no cluster)\n", ln[i], d[i][d[i].size() / 2]);
+        }
+        CK(cudaFree(ws));
+        CK(cudaFree(flags));
     }
     CK(cudaFree(src));
     CK(cudaFree(out));
