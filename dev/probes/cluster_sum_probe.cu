@@ -29,6 +29,10 @@
 #include <cuda_runtime.h>
 
 #include "probe_util.h" /* CK() */
+#include "../../src/ptx/cluster.cuh"
+#include "../../src/ptx/fence.cuh"
+#include "../../src/ptx/ld_shared.cuh"
+#include "../../src/ptx/mbarrier.cuh"
 
 #define NSTEP 8
 
@@ -37,34 +41,6 @@ static __device__ __forceinline__ unsigned long long now_ns()
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
     return t;
-}
-static __device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-static __device__ __forceinline__ uint32_t mapa(uint32_t a, uint32_t rank)
-{
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-    return r;
-}
-static __device__ __forceinline__ float4 ld_cluster(uint32_t a)
-{
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a)
-                 : "memory");
-    return v;
-}
-static __device__ __forceinline__ float4 ld_local(uint32_t a)
-{
-    float4 v;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a)
-                 : "memory");
-    return v;
-}
-static __device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 static __device__ __forceinline__ uint32_t cluster_rank()
 {
@@ -78,6 +54,28 @@ static __device__ __forceinline__ uint32_t cluster_size()
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
     return r;
 }
+static __device__ __forceinline__ void cluster_sync()
+{
+    ptx_barrier_cluster_arrive_release();
+    ptx_barrier_cluster_wait_acquire();
+}
+
+/* PROBE_STREAM: this CTA's share of src (per_cta 16-byte vectors) by 16-byte streaming loads, as
+ * the mainloop would have just read its operands */
+static __device__ __forceinline__ void stream_share(const int4 *src, long long per_cta, float *sink)
+{
+    if (per_cta <= 0) return;
+    const int4 *p = src + (long long)blockIdx.x * per_cta;
+    int4 acc = make_int4(0, 0, 0, 0);
+    for (long long i = threadIdx.x; i < per_cta; i += 384 * 4) {
+        int4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) v[u] = i + u * 384 < per_cta ? __ldcs(p + i + u * 384) : make_int4(0, 0, 0, 0);
+#pragma unroll
+        for (int u = 0; u < 4; u++) acc.x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    if (acc.x == 0x12345678) sink[blockIdx.x] = 1.0f;
+}
 
 __global__ void __launch_bounds__(384, 1)
     probe_kernel(const int4 *src, long long per_cta, unsigned long long *out, float *sink)
@@ -85,41 +83,28 @@ __global__ void __launch_bounds__(384, 1)
     extern __shared__ __align__(1024) unsigned char smem[];
     const int tid = (int)threadIdx.x;
     unsigned long long t[NSTEP];
-    if (per_cta > 0) { /* the mainloop's memory traffic just before */
-        const int4 *p = src + (long long)blockIdx.x * per_cta;
-        int4 acc = make_int4(0, 0, 0, 0);
-        for (long long i = tid; i < per_cta; i += 384 * 4) {
-            int4 v[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) v[u] = i + u * 384 < per_cta ? __ldcs(p + i + u * 384) : make_int4(0, 0, 0, 0);
-#pragma unroll
-            for (int u = 0; u < 4; u++) acc.x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-        }
-        if (acc.x == 0x12345678) sink[blockIdx.x] = 1.0f;
-    }
+    stream_share(src, per_cta, sink);
     __syncthreads();
     const uint32_t rank = cluster_rank(), next = (rank + 1) % cluster_size();
     float s = 0.0f;
     if (tid >= 128) {
         const int c = tid / 128 - 1, ct = tid % 128;
-        const uint32_t mine = smem_addr(smem) + (uint32_t)c * 16384u + (uint32_t)ct * 16u;
+        const uint32_t mine = ptx_cvta_to_shared(smem) + (uint32_t)c * 16384u + (uint32_t)ct * 16u;
         t[0] = now_ns();
 #pragma unroll
         for (int q = 0; q < 8; q++)
-            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(mine + q * 2048u), "f"((float)q), "f"(1.0f),
-                         "f"(2.0f), "f"((float)ct)
-                         : "memory");
+            ptx_st_shared_v4_f32(mine + q * 2048u, (float)q, 1.0f, 2.0f, (float)ct);
         cluster_sync();
         t[1] = now_ns();
         {
-            const float4 v = ld_cluster(mapa(mine, next));
+            const float4 v = ptx_ld_shared_cluster_v4_f32(ptx_mapa_shared_cluster(mine, next));
             s += v.x;
         }
         t[2] = now_ns() + (s == -1.0f);
         {
             float4 v[8];
 #pragma unroll
-            for (int q = 0; q < 8; q++) v[q] = ld_cluster(mapa(mine + q * 2048u, next));
+            for (int q = 0; q < 8; q++) v[q] = ptx_ld_shared_cluster_v4_f32(ptx_mapa_shared_cluster(mine + q * 2048u, next));
 #pragma unroll
             for (int q = 0; q < 8; q++) s += v[q].x + v[q].w;
         }
@@ -127,7 +112,7 @@ __global__ void __launch_bounds__(384, 1)
         {
             float4 v[8];
 #pragma unroll
-            for (int q = 0; q < 8; q++) v[q] = ld_cluster(mapa(mine + q * 2048u, rank));
+            for (int q = 0; q < 8; q++) v[q] = ptx_ld_shared_cluster_v4_f32(ptx_mapa_shared_cluster(mine + q * 2048u, rank));
 #pragma unroll
             for (int q = 0; q < 8; q++) s += v[q].x + v[q].w;
         }
@@ -135,7 +120,7 @@ __global__ void __launch_bounds__(384, 1)
         {
             float4 v[8];
 #pragma unroll
-            for (int q = 0; q < 8; q++) v[q] = ld_local(mine + q * 2048u);
+            for (int q = 0; q < 8; q++) v[q] = ptx_ld_shared_v4_f32(mine + q * 2048u);
 #pragma unroll
             for (int q = 0; q < 8; q++) s += v[q].x + v[q].w;
         }
@@ -163,18 +148,7 @@ __global__ void __launch_bounds__(384, 1)
                     int epoch)
 {
     const int tid = (int)threadIdx.x;
-    if (per_cta > 0) {
-        const int4 *p = src + (long long)blockIdx.x * per_cta;
-        int4 acc = make_int4(0, 0, 0, 0);
-        for (long long i = tid; i < per_cta; i += 384 * 4) {
-            int4 v[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) v[u] = i + u * 384 < per_cta ? __ldcs(p + i + u * 384) : make_int4(0, 0, 0, 0);
-#pragma unroll
-            for (int u = 0; u < 4; u++) acc.x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-        }
-        if (acc.x == 0x12345678) sink[blockIdx.x] = 1.0f;
-    }
+    stream_share(src, per_cta, sink);
     __syncthreads();
     if (tid < 128) return;
     const int ct = tid - 128; /* 0..255 */
@@ -185,7 +159,7 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
     for (int q = 0; q < 8; q++) mine[q * 256 + ct] = make_float4((float)q, 1.0f, 2.0f, (float)ct);
     __threadfence();
-    asm volatile("bar.sync 1, 256;" ::: "memory");
+    ptx_bar_sync(1, 256);
     if (tid == 128) atomicExch(flags + blockIdx.x, epoch);
     t[1] = now_ns();
     if (tid == 128) {
@@ -194,7 +168,7 @@ __global__ void __launch_bounds__(384, 1)
         }
         __threadfence();
     }
-    asm volatile("bar.sync 1, 256;" ::: "memory");
+    ptx_bar_sync(1, 256);
     t[2] = now_ns();
     const float4 *peer = ws + (size_t)(blockIdx.x ^ 1) * 256 * 8;
     float4 v[8];
