@@ -49,4 +49,36 @@ __device__ __forceinline__ void mma_sync_m16n8k16_row_col_f32<__nv_bfloat16>(flo
     mma_sync_m16n8k16_row_col_f32_bf16(d, a, b);
 }
 
+/* mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32: d += a (16x8 f16: 2 x .b32, rows lane/4 and
+ * lane/4 + 8, k 2*(lane%4) + {0,1}) * b (8x8 f16: 1 x .b32, k 2*(lane%4) + {0,1} of column lane/4). */
+static __device__ __forceinline__ void mma_sync_m16n8k8_row_col_f32_f16(float d[4], const uint32_t a[2], uint32_t b)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+}
+
+/* mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32: the same with bf16 operands. */
+static __device__ __forceinline__ void mma_sync_m16n8k8_row_col_f32_bf16(float d[4], const uint32_t a[2], uint32_t b)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+}
+
+/* The two m16n8k8 forms by the 16-bit element type T. */
+template <typename T>
+static __device__ __forceinline__ void mma_sync_m16n8k8_row_col_f32(float d[4], const uint32_t a[2], uint32_t b);
+template <>
+__device__ __forceinline__ void mma_sync_m16n8k8_row_col_f32<__half>(float d[4], const uint32_t a[2], uint32_t b)
+{
+    mma_sync_m16n8k8_row_col_f32_f16(d, a, b);
+}
+template <>
+__device__ __forceinline__ void mma_sync_m16n8k8_row_col_f32<__nv_bfloat16>(float d[4], const uint32_t a[2],
+                                                                            uint32_t b)
+{
+    mma_sync_m16n8k8_row_col_f32_bf16(d, a, b);
+}
+
 #endif /* IGEMM_PTX_MMA_SYNC_CUH */
