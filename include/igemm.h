@@ -147,18 +147,22 @@ typedef struct igemm_plan_hints {
     int kernel;          /* igemm_kernel_t (0 = AUTO) */
     int tile_m;          /* output pixels per tile: row tiles 128, 192 or 256; pixels_n 80, 96 or
                             208; pixels_n_pingpong 128; halo_rows 56 or 112; the tiled depthwise
-                            kernel rows x columns (columns a multiple of 8) */
+                            kernel rows x columns (columns a multiple of 8); the tiled grouped
+                            kernel rows x columns (columns q, or 8, 16, 32, 64 below q) */
     int tile_n;          /* output channels per tile: 64, 128 or 256; tiled depthwise: 8..64, a
-                            multiple of 8 */
+                            multiple of 8; tiled grouped: input channels per slab (whole groups) */
     int consumers;       /* consumer warpgroups: 2 or 3 */
-    int stages;          /* at most this many operand pipeline stages (>= 2) */
+    int stages;          /* at most this many operand pipeline stages (>= 2); tiled grouped: input
+                            buffers, 2..4 */
     int split_k;         /* split K over this many partial sums (>= 1; row tiles only) */
     int grid;            /* at most this many CTAs (persistent kernels) */
     int staging_boxes;   /* epilogue staging boxes per consumer: fused ping-pong 2..6, pixels_n 1..2,
                             halo_rows 1..3 (other plans have a fixed count and refuse the hint) */
-    int filter_resident; /* 1: keep the filter in shared memory where the kernel can; -1: never */
+    int filter_resident; /* 1: keep the filter in shared memory where the kernel can; -1: never
+                            (grouped convs: 1 the tiled kernel, -1 the gather kernel) */
     int pdl;             /* programmatic dependent launch: 1 on any grid, -1 off */
-    int rows_per_tile;   /* halo_rows: output rows per tile (1 or 2); tiled depthwise: >= 1 */
+    int rows_per_tile;   /* halo_rows: output rows per tile (1 or 2); tiled depthwise and tiled
+                            grouped: >= 1 */
     int fold_rows;       /* fold: filter rows folded into each pixel (>= 1) */
     int stem_prepass;    /* stem_rows: 1 pads x by a pre-pass even where the kernel could read it */
 } igemm_plan_hints_t;

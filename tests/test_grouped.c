@@ -9,7 +9,9 @@
  * unrolled step, 1x1 / 3x3 / 5x5 / 1x7 filters, stride 2, padding, dilation, pixel counts that are
  * not a multiple of the warp's block, every epilogue, fp16 and bf16 in, f16/bf16/f32 out; the
  * planner's choice under AUTO (ResNeXt's and RegNet's grouped 3x3s take it; depthwise, 12 groups of
- * 4 channels and groups of 64 do not, and say why); two runs agree bit for bit.
+ * 4 channels and groups of 64 do not, and say why); two runs agree bit for bit. Both kernels: the
+ * tiled one (the default for groups of 8..32 channels; also under random tiles, partial tiles and
+ * small grids) and the gather one (groups of 4; forced by filter_resident = -1 on the rest).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +24,8 @@
 #ifndef IGEMM_HAVE_CUDA
 
 GPU_SKIP_TEST(gpu_grouped_random)
+GPU_SKIP_TEST(gpu_grouped_tiled_random)
+GPU_SKIP_TEST(gpu_grouped_gather_random)
 GPU_SKIP_TEST(gpu_grouped_planner)
 
 #else /* IGEMM_HAVE_CUDA */
@@ -68,6 +72,70 @@ TEST(gpu_grouped_random)
     run_memory_random(gen_grouped, 150, 0x6a0e, "kernel mem_grouped", "grouped");
 }
 
+/* The output height of d. */
+static int64_t out_rows(const igemm_conv2d_desc_t *d)
+{
+    return (d->h + d->pad_top + d->pad_bottom - d->dil_h * (d->r - 1) - 1) / d->stride_h + 1;
+}
+
+/* The tiled kernel under random tiles and grids (forced by filter_resident = 1): output row bands
+ * of 1..P rows (partial last bands), column tiles of 8 where q > 8 (partial last tiles, a window
+ * per tile), grids of 1..9 CTAs (several items per CTA: the ring of 2..4 input buffers; grids
+ * rounded to whole slab counts), on the generator's groups of 8..32 channels (not 4). */
+TEST(gpu_grouped_tiled_random)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0x6a10)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    int n = 0;
+    for (int it = 0; it < 120 && st.failed < 5; it++) {
+        if (it % 10 == 9) continue; /* (groups of 4: the gather kernel's) */
+        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        const int64_t p = out_rows(&d);
+        igemm_plan_hints_t h = igemm_plan_hints_default();
+        h.filter_resident = 1;
+        h.rows_per_tile = (int)data_rng_int(&g, 1, p < 6 ? p : 6);
+        const int64_t q = (d.w + d.pad_left + d.pad_right - d.dil_w * (d.s - 1) - 1) / d.stride_w + 1;
+        if (it % 3 == 0 && q > 8) h.tile_m = 8 * h.rows_per_tile;
+        if (it % 2 == 0) h.grid = (int)data_rng_int(&g, 1, 9);
+        if (it % 4 == 1) h.stages = (int)data_rng_int(&g, 2, 4);
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, "), tiled:", &g, &st, 0);
+        REQUIRE(rc >= 0);
+        n++;
+    }
+    fprintf(stdout, "  grouped tiled: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
+            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], n);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+}
+
+/* The gather kernel (filter_resident = -1) on the same generator: the planner takes it only for
+ * groups of 4 and windows too large for shared memory. */
+TEST(gpu_grouped_gather_random)
+{
+    SKIP_WITHOUT_GPU();
+    data_rng_t g = {test_seed(0x6a11)};
+    run_stats_t st;
+    memset(&st, 0, sizeof st);
+    igemm_plan_hints_t h = igemm_plan_hints_default();
+    h.filter_resident = -1;
+    for (int it = 0; it < 60 && st.failed < 5; it++) {
+        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
+        igemm_epilogue_t e;
+        gen_epilogue(&g, &e);
+        REQUIRE(run_one(&d, &e, IGEMM_PATH_MEMORY, &h, "gathered", &g, &st, 0) >= 0);
+    }
+    fprintf(stdout, "  grouped gather: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
+            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 60);
+    CHECK_EQ_INT(st.failed, 0);
+    CHECK_EQ_INT(st.refused, 0);
+}
+
 TEST(gpu_grouped_planner)
 {
     SKIP_WITHOUT_GPU();
@@ -76,8 +144,19 @@ TEST(gpu_grouped_planner)
     igemm_conv2d_desc_t rx = conv_shape(2, 28, 28, 256, 256, 3, 3, 1, 1, 1, 32, BF, BF);
     REQUIRE(plan_text(&rx, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "grouped conv (32 groups of 8 -> 8 channels, filter 3x3") &&
-                  strstr(msg, "slab of 4 group(s)"),
+                  strstr(msg, "), tiled:"),
               "%s", msg);
+    /* the gather kernel by the hint, saying why not the tiled one */
+    REQUIRE(plan_text(&rx, IGEMM_PATH_AUTO, "filter_resident=-1", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 4 group(s)") &&
+                  strstr(msg, "gathered (not the tiled kernel: filter_resident = -1)"),
+              "%s", msg);
+    /* tiling hints the tiled kernel cannot take: refused with the reason */
+    CHECK_EQ_INT(plan_text(&rx, IGEMM_PATH_MEMORY, "tile_n=40", msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "allowed by the hints") != NULL, "%s", msg);
+    CHECK_EQ_INT(plan_text(&rx, IGEMM_PATH_MEMORY, "filter_resident=-1,rows_per_tile=2", msg, sizeof msg),
+                 IGEMM_STATUS_NOT_SUPPORTED);
+    CHECK_MSG(strstr(msg, "with tile_n / rows_per_tile / tile_m / stages") != NULL, "%s", msg);
     igemm_conv2d_desc_t rx2 = conv_shape(2, 14, 14, 1024, 1024, 3, 3, 2, 1, 1, 32, F16, F16);
     REQUIRE(plan_text(&rx2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_grouped") != NULL, "%s", msg);
@@ -103,14 +182,16 @@ TEST(gpu_grouped_planner)
     /* RegNet's 6 groups of 8: one group per warp (a partial slab measured slower) */
     igemm_conv2d_desc_t rg = conv_shape(2, 28, 28, 48, 48, 3, 3, 1, 1, 1, 6, BF, BF);
     REQUIRE(plan_text(&rg, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
-    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 1 group(s)"), "%s", msg);
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "), tiled:"), "%s", msg);
     /* ResNeXt-50's first stage: 32 groups of 4 channels, slabs of 8 */
     igemm_conv2d_desc_t r1 = conv_shape(2, 14, 14, 128, 128, 3, 3, 1, 1, 1, 32, BF, BF);
     REQUIRE(plan_text(&r1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
-    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 8 group(s)"), "%s", msg);
-    /* and a slab of 4 groups of 8 (ResNeXt's), 3x3 stride 1, bf16 */
+    CHECK_MSG(strstr(msg, "kernel mem_grouped") && strstr(msg, "slab of 8 group(s)") &&
+                  strstr(msg, "c/g = 4, k/g = 4: the tiled kernel takes multiples of 8"),
+              "%s", msg);
+    /* and 8 groups of 8 (ResNeXt's widths) on the tiled kernel, 3x3 stride 1, bf16 */
     igemm_conv2d_desc_t d4 = conv_shape(2, 9, 11, 64, 64, 3, 3, 1, 1, 1, 8, BF, BF);
-    check_plan_repeatable(&d4, &e, &g, "slab of 4 group(s)", "grouped slab");
+    check_plan_repeatable(&d4, &e, &g, "), tiled:", "grouped tiled");
 }
 
 #endif

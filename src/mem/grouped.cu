@@ -67,10 +67,6 @@ typedef struct gw_args {
     int act, has_scale, has_bias, has_residual, out_dtype;
 } gw_args_t;
 
-typedef struct gw_cfg {
-    int kt, mt, gps, pdl;
-    int64_t grid;
-} gw_cfg_t;
 
 /* Stores v0, v1 at elements idx, idx + 1 of y (idx even: one 4- or 8-byte store). */
 static __device__ __forceinline__ void gw_store2(void *y, int64_t idx, int dtype, float v0, float v1)
@@ -121,6 +117,23 @@ static __device__ __forceinline__ void gw_epilogue(const gw_args_t &a, float (&a
             }
     }
 }
+
+#include "grouped_tiled.cuh"
+
+typedef struct gw_cfg {
+    int kt, mt, gps, pdl;
+    int64_t grid;
+    int tiled;        /* the tiled kernel (grouped_tiled.cuh) with plan gt; else the gather kernel */
+    int smem_optin;   /* the device's opt-in shared memory per block (the tiled kernel's limit) */
+    gt_geom_t gt;
+} gw_cfg_t;
+
+/* per-plan host state: the tiled kernel's shared-memory limit raised (on the plan's first run) */
+typedef struct gw_state {
+    int smem_attr_done;
+} gw_state_t;
+static_assert(sizeof(gw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "gw_cfg_t must fit the plan's family state");
+static_assert(sizeof(gw_state_t) <= IGEMM_FAMILY_STATE_BYTES, "gw_state_t must fit the plan's host state");
 
 /* KT: 8-channel column tiles at most (kg <= 8 * KT); MT: 16-pixel blocks per unit. */
 template <typename T, int KT, int MT, bool SLAB>
@@ -296,9 +309,14 @@ static int gw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     do {                                                                                                \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                        \
     } while (0)
-    igemm_plan_hints_t none;
+    /* hints this family reads: filter_resident (1: the tiled kernel, -1: the gather kernel), the
+     * tiled kernel's tile_n (channels per slab), rows_per_tile, tile_m (output pixels per tile),
+     * stages (input buffers), and grid; any other is another family's */
+    igemm_plan_hints_t none, mine;
     memset(&none, 0, sizeof none);
-    if (memcmp(h, &none, sizeof none) != 0) {
+    mine = *h;
+    mine.filter_resident = mine.tile_n = mine.rows_per_tile = mine.tile_m = mine.stages = mine.grid = 0;
+    if (memcmp(&mine, &none, sizeof none) != 0) {
         GW_WHY("plan hints name sm90 settings");
         return 0;
     }
@@ -338,6 +356,20 @@ static int gw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
                (long long)p->w, (long long)p->c, (long long)p->k, (long long)p->r, (long long)p->s);
         return 0;
     }
+    /* the tiled kernel asked for by the hints: it must take the problem */
+    if (h->filter_resident == 1 || h->tile_n || h->rows_per_tile || h->tile_m || h->stages) {
+        if (h->filter_resident == -1) {
+            GW_WHY("filter_resident = -1 (the gather kernel) with tile_n / rows_per_tile / tile_m / stages (the tiled "
+                   "kernel's)");
+            return 0;
+        }
+        if (four) {
+            GW_WHY("c/g = 4: the tiled kernel takes c/g and k/g multiples of 8");
+            return 0;
+        }
+        gt_geom_t gg;
+        if (!gt_choose(p, dev, h, &gg, why, why_len)) return 0;
+    }
     return 1;
 #undef GW_WHY
 }
@@ -345,27 +377,47 @@ static int gw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
 static igemm_status_t gw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                    const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
-    (void)h;
     gw_cfg_t *c = igemm_family_priv(cfg, gw_cfg_t);
+    c->pdl = dev->cc_major >= 9 && dev->driver_version >= 12030;
+    c->smem_optin = dev->smem_optin_per_block;
+    cfg->workspace_bytes = 0;
+    char why[256] = "filter_resident = -1";
+    if (h->filter_resident != -1 && p->cg % 8 == 0 && p->kg % 8 == 0)
+        c->tiled = gt_choose(p, dev, h, &c->gt, why, sizeof why);
+    else if (h->filter_resident != -1)
+        snprintf(why, sizeof why, "c/g = %lld, k/g = %lld: the tiled kernel takes multiples of 8", (long long)p->cg,
+                 (long long)p->kg);
+    if (c->tiled) {
+        const gt_geom_t *g = &c->gt;
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "grouped conv (%lld groups of %lld -> %lld channels, filter %lldx%lld), tiled: items of %d x %d output "
+                 "pixels x a slab of %d group(s) (%d channels), the input window (%d x %d pixels) staged in shared "
+                 "memory by cp.async %d item(s) ahead, the slab's filter resident in shared memory; per (group, %d x 16 "
+                 "pixels) a warp's implicit GEMM of depth %lld through ldmatrix + mma.sync (%d x 8 output channels), "
+                 "fused epilogue; %d warps per CTA, %d bytes of shared memory, grid %d%s",
+                 (long long)p->groups, (long long)p->cg, (long long)p->kg, (long long)p->r, (long long)p->s, g->th,
+                 g->tq, g->gb, g->gb * (int)p->cg, g->in_rows, g->in_cols, g->nbuf - 1, g->mt, (long long)(p->r * p->s * p->cg),
+                 g->nt, GT_WARPS, g->smem, g->grid, c->pdl ? ", programmatic dependent launch" : "");
+        return IGEMM_STATUS_SUCCESS;
+    }
     c->gps = gw_gps(p);
     gw_instance(c->gps * p->kg / 8, c->gps, &c->kt, &c->mt);
     const int64_t blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
     const int64_t units = blocks * (p->groups / c->gps);
     const int64_t ctas = (units + GW_WARPS - 1) / GW_WARPS;
-    const int64_t cap = 4 * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
+    int64_t cap = 4 * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
+    if (h->grid && h->grid < cap) cap = h->grid;
     c->grid = ctas < cap ? ctas : cap;
-    c->pdl = dev->cc_major >= 9 && dev->driver_version >= 12030;
-    cfg->workspace_bytes = 0;
     const int64_t kdepth = p->r * p->s * p->cg;
     snprintf(cfg->desc, sizeof cfg->desc,
              "grouped conv (%lld groups of %lld -> %lld channels, filter %lldx%lld): per (block of %d output pixels, "
              "slab of %d group(s)) a warp's implicit GEMM of depth %lld (taps x the slab's channels) in 32-deep "
              "chunks through mma.sync m16n8k16 (%d chunks' 16-byte loads in flight, %d x 8 output channels%s), "
-             "fused epilogue; %d warps per CTA, grid %lld%s",
+             "fused epilogue; %d warps per CTA, grid %lld%s; gathered (not the tiled kernel: %s)",
              (long long)p->groups, (long long)p->cg, (long long)p->kg, (long long)p->r, (long long)p->s,
              16 * c->mt, c->gps, (long long)(kdepth * c->gps), c->gps == 1 && c->kt > 1 && c->mt == 1 ? GW_UNROLL_WIDE : GW_UNROLL, (int)(c->gps * p->kg / 8),
              c->gps > 1 ? ", each tile zero outside its group's depth" : "", GW_WARPS, (long long)c->grid,
-             c->pdl ? ", programmatic dependent launch" : "");
+             c->pdl ? ", programmatic dependent launch" : "", why);
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -391,13 +443,61 @@ static cudaError_t gw_dispatch(const gw_args_t *a, const gw_cfg_t *c, cudaStream
     return cudaErrorInvalidValue;
 }
 
+/* The tiled kernel's launch: its shared-memory limit raised to the device's opt-in maximum on the
+ * plan's first run (one limit per kernel for every plan in the process: a lower one would fail
+ * another live plan of the same instance). */
+template <typename T, int NT, int MT>
+static cudaError_t gt_launch(const gt_args_t *a, const gw_cfg_t *c, gw_state_t *gs, cudaStream_t st)
+{
+    void (*kern)(const gt_args_t) = grouped_tiled_kernel<T, NT, MT>;
+    if (c->gt.smem > 48 * 1024 && !gs->smem_attr_done) {
+        const int lim = c->smem_optin >= c->gt.smem ? c->smem_optin : c->gt.smem;
+        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
+        if (e != cudaSuccess) return e;
+        gs->smem_attr_done = 1;
+    }
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr;
+    igemm_launch_config_1d(&lc, &attr, (unsigned)c->gt.grid, GT_THREADS, (size_t)c->gt.smem, st, c->pdl);
+    return cudaLaunchKernelEx(&lc, kern, *a);
+}
+
+template <typename T>
+static cudaError_t gt_dispatch(const igemm_conv_params_t *p, const gw_cfg_t *c, gw_state_t *gs, cudaStream_t st)
+{
+    gt_args_t a;
+    gt_fill_args(p, &c->gt, &a);
+    switch (c->gt.nt * 10 + c->gt.mt) {
+    case 11: return gt_launch<T, 1, 1>(&a, c, gs, st);
+    case 12: return gt_launch<T, 1, 2>(&a, c, gs, st);
+    case 21: return gt_launch<T, 2, 1>(&a, c, gs, st);
+    case 22: return gt_launch<T, 2, 2>(&a, c, gs, st);
+    case 31: return gt_launch<T, 3, 1>(&a, c, gs, st);
+    case 32: return gt_launch<T, 3, 2>(&a, c, gs, st);
+    case 41: return gt_launch<T, 4, 1>(&a, c, gs, st);
+    case 42: return gt_launch<T, 4, 2>(&a, c, gs, st);
+    }
+    return cudaErrorInvalidValue;
+}
+
 static igemm_status_t gw_run(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
                              void *state, void *stream, const igemm_inner_t *inner)
 {
     (void)workspace;
-    (void)state;
     (void)inner;
     const gw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, gw_cfg_t);
+    if (c->tiled) {
+        gw_state_t *gs = (gw_state_t *)state;
+        const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
+                                  ? gt_dispatch<__nv_bfloat16>(p, c, gs, (cudaStream_t)stream)
+                                  : gt_dispatch<__half>(p, c, gs, (cudaStream_t)stream);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "grouped conv launch (tiled; groups = %lld, %lldx%lld): %s",
+                                   (long long)p->groups, (long long)p->r, (long long)p->s, cudaGetErrorString(e));
+        }
+        return IGEMM_STATUS_SUCCESS;
+    }
     gw_args_t a;
     memset(&a, 0, sizeof a);
     MEM_ARGS_SET_OPERANDS(a, p);
