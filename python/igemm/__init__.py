@@ -200,7 +200,9 @@ def optimize(model, dtype=None, report=False, grouped="depthwise"):
     torch.float16; the copy is converted to it and to channels_last. Inference only.
     grouped: "depthwise" (default) runs depthwise convs on igemm's depthwise family and keeps the
     other grouped convs in torch (BatchNorm folded into their weights); True moves those to igemm
-    too (faster on some networks, slower on others today; docs/perf.md); False keeps both in torch.
+    too (faster than the default on ResNeXt-50 and RegNetY-400MF at batch 32 and 1 since the tiled
+    grouped kernel, but groups whose widths igemm's grouped family does not take, e.g. 2 channels,
+    then run on its general path; docs/decisions.md "grouped-tiled"); False keeps both in torch.
 
     Returns the module, or (module, OptimizeReport) with report=True. See igemm._optimize."""
     from ._optimize import optimize as _optimize

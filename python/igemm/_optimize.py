@@ -230,9 +230,9 @@ def _keep_in_torch(conv, grouped):
     kernels per layer, 1.18x geomean, and faster than the torch convs in MobileNetV2,
     EfficientNet-B0 and ConvNeXt-T at batch 32 and 1, with and without CUDA graphs:
     decisions.md "depthwise-tiled"), the other grouped convs stay in torch; grouped=True: those
-    too (the narrow-group family: 0.45-3.7x the best of cuDNN and PyTorch per layer; it beats the
-    default under CUDA graphs on RegNetY-400MF (batch 32) and ResNeXt-50 (batch 1) but not
-    everywhere: decisions.md "grouped-narrow"); grouped=False: all in torch."""
+    too (the grouped family's tiled kernel: 0.73-1.26x the best of cuDNN and PyTorch on the zoo's
+    grouped layers; faster than the default on ResNeXt-50 and RegNetY-400MF at batch 32 and 1,
+    with and without CUDA graphs: decisions.md "grouped-tiled"); grouped=False: all in torch."""
     if conv.groups == 1 or grouped is True:
         return False
     return not (grouped == "depthwise" and _is_depthwise(conv))
