@@ -12,11 +12,12 @@ the fold is really tested), in eval mode, `dtype`, channels_last. Variants:
   compile          torch.compile(model) (default mode)
   compile-max      torch.compile(model, mode="max-autotune-no-cudagraphs")
   igemm            igemm.optimize(model): convs on igemm, BN folded, activation/residual fused
-                   (the depthwise ones too: grouped="depthwise", the default; other grouped in torch)
+                   (depthwise and narrow-group convs too: grouped="fast", the default; other
+                   grouped convs in torch)
   igemm-tg         igemm.optimize(model, grouped=False): grouped and depthwise convs in torch (only
                    with --variants)
-  igemm-dw         igemm.optimize(model, grouped="depthwise"): the default, by name (only with
-                   --variants)
+  igemm-dw         igemm.optimize(model, grouped="depthwise"): depthwise convs on igemm, the other
+                   grouped ones in torch (the default before 2026-11-28; only with --variants)
   igemm-all        igemm.optimize(model, grouped=True): every grouped and depthwise conv too (only
                    with --variants)
   ... + "+graph"   the same captured in a CUDA graph and replayed

@@ -192,17 +192,18 @@ def describe(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, *, scal
                      out_dtype=out_dtype)["description"]
 
 
-def optimize(model, dtype=None, report=False, grouped="depthwise"):
+def optimize(model, dtype=None, report=False, grouped="fast"):
     """An inference copy of a torch nn.Module (eval mode) whose Conv2d layers run on igemm:
     BatchNorm2d folded into the conv's scale/bias once, the following activation (ReLU, ReLU6,
     LeakyReLU, GELU, SiLU, Sigmoid, Tanh) and residual add fused into its epilogue; anything
     else stays in torch. dtype: torch.bfloat16 (default unless the model is float16) or
     torch.float16; the copy is converted to it and to channels_last. Inference only.
-    grouped: "depthwise" (default) runs depthwise convs on igemm's depthwise family and keeps the
-    other grouped convs in torch (BatchNorm folded into their weights); True moves those to igemm
-    too (faster than the default on ResNeXt-50 and RegNetY-400MF at batch 32 and 1 since the tiled
-    grouped kernel, but groups whose widths igemm's grouped family does not take, e.g. 2 channels,
-    then run on its general path; docs/decisions.md "grouped-tiled"); False keeps both in torch.
+    grouped: "fast" (default) runs the depthwise convs and the grouped convs of narrow groups
+    (c/g and k/g multiples of 8 with k/g <= 32, or 4 -> 4) on igemm's depthwise and grouped
+    families and keeps other grouped convs in torch (BatchNorm folded into their weights);
+    "depthwise" moves only the depthwise ones; True moves every grouped conv (the others then run
+    on igemm's general path: slow); False keeps them all in torch (docs/decisions.md
+    "grouped-tiled").
 
     Returns the module, or (module, OptimizeReport) with report=True. See igemm._optimize."""
     from ._optimize import optimize as _optimize

@@ -224,18 +224,32 @@ def _is_depthwise(conv):
             and conv.in_channels % 8 == 0)
 
 
+def _narrow_groups(conv):
+    """Groups igemm's grouped family takes (src/mem/grouped.cu, gw_supports): 1 < groups <
+    channels, c/g and k/g multiples of 8 with k/g <= 32 and c/g <= 256 (the tiled kernel), or 4 ->
+    4 channels in a multiple of 8 groups (the gather kernel)."""
+    g = conv.groups
+    if g <= 1 or g == conv.in_channels:
+        return False
+    cg, kg = conv.in_channels // g, conv.out_channels // g
+    return (cg % 8 == 0 and kg % 8 == 0 and kg <= 32 and cg <= 256) or (cg == 4 and kg == 4 and g % 8 == 0)
+
+
 def _keep_in_torch(conv, grouped):
-    """Whether a grouped or depthwise conv stays a torch conv. grouped="depthwise" (the default):
-    depthwise convs go to igemm's depthwise family (its tiled kernel: 0.74-1.6x PyTorch's own
-    kernels per layer, 1.18x geomean, and faster than the torch convs in MobileNetV2,
-    EfficientNet-B0 and ConvNeXt-T at batch 32 and 1, with and without CUDA graphs:
-    decisions.md "depthwise-tiled"), the other grouped convs stay in torch; grouped=True: those
-    too (the grouped family's tiled kernel: 0.73-1.26x the best of cuDNN and PyTorch on the zoo's
-    grouped layers; faster than the default on ResNeXt-50 and RegNetY-400MF at batch 32 and 1,
-    with and without CUDA graphs: decisions.md "grouped-tiled"); grouped=False: all in torch."""
+    """Whether a grouped or depthwise conv stays a torch conv. grouped="fast" (the default): the
+    depthwise convs igemm's depthwise family takes (channels a multiple of 8; its tiled kernel:
+    0.74-1.6x PyTorch's own kernels per layer, faster than the torch convs in MobileNetV2,
+    EfficientNet-B0 and ConvNeXt-T: decisions.md "depthwise-tiled") and the grouped convs its
+    grouped family takes (_narrow_groups; its tiled kernel made ResNeXt-50 and RegNetY-400MF
+    faster than with those convs in torch at batch 32 and 1, with and without CUDA graphs:
+    decisions.md "grouped-tiled") go to igemm, the rest stay in torch; "depthwise": only the
+    depthwise ones; True: every grouped conv (the others on igemm's general path, slow);
+    False: all in torch."""
     if conv.groups == 1 or grouped is True:
         return False
-    return not (grouped == "depthwise" and _is_depthwise(conv))
+    if grouped == "fast" and _narrow_groups(conv):
+        return False
+    return not (grouped in ("fast", "depthwise") and _is_depthwise(conv))
 
 
 def _make(conv, bn, act, has_residual, dtype):
@@ -392,7 +406,7 @@ def _default_dtype(model):
     return torch.bfloat16
 
 
-def optimize(model, dtype=None, report=False, grouped="depthwise"):
+def optimize(model, dtype=None, report=False, grouped="fast"):
     """An inference copy of `model` (an nn.Module in eval mode) with its convolutions on igemm.
 
     dtype: the compute dtype of the returned model (torch.bfloat16 or torch.float16; default:
@@ -405,19 +419,20 @@ def optimize(model, dtype=None, report=False, grouped="depthwise"):
     trace it), or (module, OptimizeReport) with report=True. Raises ValueError for a model in
     training mode, TypeError for another dtype.
 
-    grouped: "depthwise" (default): depthwise convs (groups = channels, a multiple of 8) on igemm's
-    depthwise family with BatchNorm and activation fused, other grouped convs stay torch convs (a
-    following BatchNorm folded into their weights); True: all of them on igemm (the grouped ones
-    on its narrow-group family or general path: faster than torch on some networks, slower on
-    others: docs/perf.md); False: grouped and depthwise convs all in torch. Raises ValueError for
-    another value."""
+    grouped: "fast" (default): the depthwise convs (groups = channels, a multiple of 8) and the
+    grouped convs of narrow groups (c/g and k/g multiples of 8, k/g <= 32; or 4 -> 4 channels in a
+    multiple of 8 groups) on igemm's depthwise and grouped families with BatchNorm and activation
+    fused, other grouped convs stay torch convs (a following BatchNorm folded into their weights);
+    "depthwise": only the depthwise ones on igemm; True: every grouped conv on igemm (the others on
+    its general path: slow); False: grouped and depthwise convs all in torch. Raises ValueError
+    for another value."""
     if not isinstance(model, nn.Module):
         raise TypeError("model is a %s: expected a torch.nn.Module" % type(model).__name__)
     if model.training:
         raise ValueError("model.training = True: igemm.optimize is for inference; call "
                          "model.eval() first (BatchNorm is folded with its running statistics)")
-    if grouped not in (False, True, "depthwise"):
-        raise ValueError("grouped = %r: expected False, True or \"depthwise\"" % (grouped,))
+    if grouped not in (False, True, "fast", "depthwise"):
+        raise ValueError("grouped = %r: expected \"fast\", \"depthwise\", True or False" % (grouped,))
     if dtype is None:
         dtype = _default_dtype(model)
     if dtype not in (torch.bfloat16, torch.float16, torch.float32):

@@ -155,13 +155,30 @@ def test_grouped_depthwise_dilated_same():
     # grouped=False: the grouped and depthwise convs stay torch convs with their BatchNorm folded in
     _, rep = check_cpu(m, x, dict(convs=1, batchnorms=2, activations=0, residuals=0), grouped=False)
     assert rep.grouped_in_torch == 2 and rep.convs_left == 2
-    # grouped="depthwise" (the default): the depthwise conv (16 channels, a multiple of 8) on igemm
-    # with its BatchNorm and SiLU, the grouped one (2 channels per group) in torch
-    for kw in (dict(grouped="depthwise"), {}):
+    # grouped="fast" (the default) and "depthwise": the depthwise conv (16 channels, a multiple of
+    # 8) on igemm with its BatchNorm and SiLU, the grouped one (2 channels per group) in torch
+    for kw in (dict(grouped="depthwise"), dict(grouped="fast"), {}):
         _, rep = check_cpu(m, x, dict(convs=2, batchnorms=2, activations=1, residuals=0), **kw)
         assert rep.grouped_in_torch == 1 and rep.convs_left == 1
     with pytest.raises(ValueError, match="grouped = 'all'"):
         igemm.optimize(m.eval(), grouped="all")
+
+
+def test_grouped_narrow_default():
+    # groups of 8 channels (ResNeXt's / RegNet's widths): on igemm by default ("fast", the grouped
+    # family takes them) with BatchNorm and ReLU fused; in torch with grouped="depthwise"
+    m = nn.Sequential(nn.Conv2d(32, 32, 3, padding=1, groups=4, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                      nn.Conv2d(32, 16, 1))
+    x = torch.randn(2, 32, 9, 10)
+    _, rep = check_cpu(m, x, dict(convs=2, batchnorms=1, activations=1, residuals=0))
+    assert rep.grouped_in_torch == 0 and rep.convs_left == 0
+    _, rep = check_cpu(m, x, dict(convs=1, batchnorms=1, activations=0, residuals=0), grouped="depthwise")
+    assert rep.grouped_in_torch == 1 and rep.convs_left == 1
+    # groups of 4 -> 4 in a multiple of 8 groups (ResNeXt-50's first stage): on igemm; in 4 groups: not
+    m4 = nn.Sequential(nn.Conv2d(32, 32, 3, padding=1, groups=8, bias=False), nn.ReLU(),
+                       nn.Conv2d(32, 16, 3, padding=1, groups=4, bias=False))
+    _, rep = check_cpu(m4, x, dict(convs=1, batchnorms=0, activations=1, residuals=0))
+    assert rep.grouped_in_torch == 1 and rep.convs_left == 1
 
 
 def test_untraceable_model_falls_back():
@@ -236,9 +253,13 @@ NETS = {  # name -> (convs on igemm, batchnorms folded, residuals, pools (max po
     "vgg11_bn": (8, 8, 0, 5, 0),  # its AdaptiveAvgPool2d((7, 7)) stays in torch
 }
 GROUPED_ALL = {"mobilenet_v2": (52, 52), "resnext50_32x4d": (53, 53), "convnext_tiny": (22, 0)}
-# the default grouped="depthwise": (convs on igemm, grouped convs kept in torch): every depthwise
-# conv of these has channels in multiples of 8; ResNeXt's grouped convs stay
-DEFAULT_DW = {"mobilenet_v2": (52, 0), "convnext_tiny": (22, 0), "resnext50_32x4d": (37, 16)}
+# the default grouped="fast": (convs on igemm, grouped convs kept in torch): every depthwise conv
+# of these has channels in multiples of 8, every grouped one groups the grouped family takes
+# (ResNeXt-50: 32 groups of 4, 8, 16, 32 channels; RegNetY-400MF: groups of 8); with
+# grouped="depthwise" (DEPTHWISE_ONLY) ResNeXt's grouped convs stay
+DEFAULT_DW = {"mobilenet_v2": (52, 0), "convnext_tiny": (22, 0), "resnext50_32x4d": (53, 0),
+              "regnet_y_400mf": (85, 0)}
+DEPTHWISE_ONLY = {"resnext50_32x4d": (37, 16), "regnet_y_400mf": (69, 16)}
 
 
 @pytest.mark.skipif(tv is None, reason="needs torchvision")
@@ -254,9 +275,12 @@ def test_torchvision_cpu(name):
     _, rep = check_cpu(model, x, tol=1e-4, grouped=False)
     assert (rep.convs, rep.batchnorms, rep.residuals, rep.pools, rep.grouped_in_torch) == (
         convs, bns, res, pools, grouped), rep
-    if name in DEFAULT_DW:  # the default grouped="depthwise": the depthwise convs on igemm too
+    if name in DEFAULT_DW:  # the default grouped="fast": the depthwise and narrow-group convs too
         _, rep = check_cpu(model, x, tol=1e-4)
         assert (rep.convs, rep.grouped_in_torch) == DEFAULT_DW[name], rep
+    if name in DEPTHWISE_ONLY:
+        _, rep = check_cpu(model, x, tol=1e-4, grouped="depthwise")
+        assert (rep.convs, rep.grouped_in_torch) == DEPTHWISE_ONLY[name], rep
     assert "BatchNorm2d" not in rep.left_in_torch and "MaxPool2d" not in rep.left_in_torch
     assert name == "vgg11_bn" or "AdaptiveAvgPool2d" not in rep.left_in_torch
     if name in GROUPED_ALL:  # grouped=True: the grouped convs on igemm too, same function
