@@ -71,7 +71,7 @@ typedef struct gt_args {
     int32_t out_off, out_pitch;   /* the fp32 output staging tile (bytes per pixel: 32 mod 128) */
     int32_t ep_off;               /* alpha * scale, then bias, of the slab's gb * kg output channels */
     int32_t ksteps, tail8;        /* 16-deep steps, and a last 8-deep one (kd % 16 == 8) */
-    int32_t nblk, units, total;   /* 16-pixel blocks per tile, warp units per item, items */
+    int32_t units, total;         /* warp units per item, items */
     igemm_fastdiv_t fd_slabs, fd_tiles_q, fd_tiles_p, fd_cbv, fd_cols, fd_tq, fd_gb, fd_cvo;
 } gt_args_t;
 
@@ -575,7 +575,7 @@ static void gt_fill_args(const igemm_conv_params_t *p, const gt_geom_t *g, gt_ar
     a->w_pitch = g->w_pitch, a->tab_off = g->tab_off, a->buf_off = g->buf_off, a->buf_bytes = g->buf_bytes;
     a->out_off = g->out_off, a->out_pitch = g->out_pitch, a->ep_off = g->ep_off;
     a->nbuf = g->nbuf;
-    a->ksteps = g->ksteps, a->tail8 = g->tail8, a->nblk = g->nblk, a->units = g->units, a->total = g->total;
+    a->ksteps = g->ksteps, a->tail8 = g->tail8, a->units = g->units, a->total = g->total;
     a->fd_slabs = g->fd_slabs, a->fd_tiles_q = g->fd_tiles_q, a->fd_tiles_p = g->fd_tiles_p, a->fd_cbv = g->fd_cbv;
     a->fd_cols = g->fd_cols, a->fd_tq = g->fd_tq, a->fd_gb = g->fd_gb, a->fd_cvo = g->fd_cvo;
 }
