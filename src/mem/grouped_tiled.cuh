@@ -216,16 +216,18 @@ static __device__ __forceinline__ void gt_epilogue(const gt_args_t &a, int32_t i
 }
 
 /* The direct epilogue of a unit (the plan without a residual): from the accumulators, lane rows
- * g, g + 8 of each block, channels n0 + 8j + 2t, +1 (two per store), alpha * scale and bias from
- * shared memory: no staging tile, no barrier. */
+ * g, g + 8 of each block, channels n0 + 8j + 2t, +1 (two per store: gw_store2, grouped.cu, which
+ * includes this file after it), alpha * scale and bias from shared memory: no staging tile, no
+ * barrier. */
 template <int NT, int MT>
 static __device__ __forceinline__ void gt_epilogue_direct(const gt_args_t &a, const float (&acc)[MT][NT][4], int32_t img,
-                                                          int32_t tp, int32_t tqi, int32_t mb, int gi, int g, int t)
+                                                          int32_t tp, int32_t tqi, int slab, int32_t mb, int gi, int g,
+                                                          int t)
 {
     extern __shared__ __align__(16) unsigned char gt_smem[];
     const int32_t nk = a.gb * a.kg, tile_pix = a.th * a.tq;
     const float *ep = (const float *)(gt_smem + a.ep_off);
-    const int64_t n0 = (int64_t)(blockIdx.x % (unsigned)a.slabs) * nk + gi * a.kg + 2 * t;
+    const int64_t n0 = (int64_t)slab * nk + gi * a.kg + 2 * t;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -244,10 +246,7 @@ static __device__ __forceinline__ void gt_epilogue_direct(const gt_args_t &a, co
                 if (a.act == IGEMM_ACT_RELU) v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f);
                 else if (a.act != IGEMM_ACT_NONE)
                     v0 = igemm_act_dev_noinline(a.act, v0, a.act_param), v1 = igemm_act_dev_noinline(a.act, v1, a.act_param);
-                const int64_t yi = yrow + 8 * jt;
-                if (a.out_dtype == IGEMM_DTYPE_F32) *(float2 *)((float *)a.y + yi) = make_float2(v0, v1);
-                else if (a.out_dtype == IGEMM_DTYPE_F16) *(__half2 *)((__half *)a.y + yi) = __floats2half2_rn(v0, v1);
-                else *(__nv_bfloat162 *)((__nv_bfloat16 *)a.y + yi) = __floats2bfloat162_rn(v0, v1);
+                gw_store2(a.y, yrow + 8 * jt, a.out_dtype, v0, v1);
             }
         }
 }
@@ -397,7 +396,7 @@ __global__ void __launch_bounds__(GT_THREADS, GT_MIN_CTAS) grouped_tiled_kernel(
                 }
             }
             if (!a.has_residual) {
-                gt_epilogue_direct<NT, MT>(a, acc, img, tp, tqi, mb, gi, g, t);
+                gt_epilogue_direct<NT, MT>(a, acc, img, tp, tqi, slab, mb, gi, g, t);
                 continue;
             }
             /* with a residual: the accumulators into the item's fp32 staging tile [pixel][slab
