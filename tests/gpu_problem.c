@@ -406,24 +406,36 @@ void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t 
     problem_free(&pb);
 }
 
-void run_memory_random(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int n, uint64_t seed, const char *want,
-                       const char *label)
+void run_memory_random_hinted(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int (*skip)(int it),
+                              void (*hint)(data_rng_t *g, int it, const igemm_conv2d_desc_t *d, igemm_plan_hints_t *h),
+                              int n, uint64_t seed, const char *want, const char *label)
 {
     data_rng_t g = {test_seed(seed)};
     run_stats_t st;
     memset(&st, 0, sizeof st);
+    int runs = 0;
     for (int it = 0; it < n && st.failed < 5; it++) {
+        if (skip && skip(it)) continue;
         const igemm_conv2d_desc_t d = gen(&g, it);
         igemm_epilogue_t e;
         gen_epilogue(&g, &e);
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, NULL, want, &g, &st, 0);
+        igemm_plan_hints_t h = igemm_plan_hints_default();
+        if (hint) hint(&g, it, &d, &h);
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, hint ? &h : NULL, want, &g, &st, 0);
         REQUIRE(rc >= 0);
+        runs++;
     }
     fprintf(stdout, "  %s: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n", label,
             st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
-    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], n);
+    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], runs);
     CHECK_EQ_INT(st.failed, 0);
     CHECK_EQ_INT(st.refused, 0);
+}
+
+void run_memory_random(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int n, uint64_t seed, const char *want,
+                       const char *label)
+{
+    run_memory_random_hinted(gen, NULL, NULL, n, seed, want, label);
 }
 
 int sm90_run_two(problem_t *pb, const char *base, const char *const var[2], const char *const *const want[2],

@@ -139,6 +139,13 @@ void check_plan_repeatable(const igemm_conv2d_desc_t *d, const igemm_epilogue_t 
  * all n ran on the family (none refused) and none failed. seed: the data seed (test_seed). */
 void run_memory_random(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int n, uint64_t seed, const char *want,
                        const char *label);
+/* run_memory_random with per-configuration hints: configuration it is skipped where skip(it) (may
+ * be NULL; before anything is drawn for it), and after its problem and epilogue are drawn,
+ * hint(g, it, d, h) (may be NULL: no hints) fills h from igemm_plan_hints_default(). Checks that
+ * every configuration not skipped ran on the family and none failed. */
+void run_memory_random_hinted(igemm_conv2d_desc_t (*gen)(data_rng_t *g, int it), int (*skip)(int it),
+                              void (*hint)(data_rng_t *g, int it, const igemm_conv2d_desc_t *d, igemm_plan_hints_t *h),
+                              int n, uint64_t seed, const char *want, const char *label);
 
 /* The loop of the sm90 kernel tests: each of ncases problems (the desc of case i at byte offset
  * i * stride from descs: a field of a case struct) under each epilogue kind of epilogue_kind, with

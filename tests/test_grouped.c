@@ -82,58 +82,37 @@ static int64_t out_rows(const igemm_conv2d_desc_t *d)
  * of 1..P rows (partial last bands), column tiles of 8 where q > 8 (partial last tiles, a window
  * per tile), grids of 1..9 CTAs (several items per CTA: the ring of 2..4 input buffers; grids
  * rounded to whole slab counts), on the generator's groups of 8..32 channels (not 4). */
+static int skip_groups_of_4(int it) { return it % 10 == 9; }
+
+static void tiled_hints(data_rng_t *g, int it, const igemm_conv2d_desc_t *d, igemm_plan_hints_t *h)
+{
+    const int64_t p = out_rows(d);
+    h->filter_resident = 1;
+    h->rows_per_tile = (int)data_rng_int(g, 1, p < 6 ? p : 6);
+    const int64_t q = (d->w + d->pad_left + d->pad_right - d->dil_w * (d->s - 1) - 1) / d->stride_w + 1;
+    if (it % 3 == 0 && q > 8) h->tile_m = 8 * h->rows_per_tile;
+    if (it % 2 == 0) h->grid = (int)data_rng_int(g, 1, 9);
+    if (it % 4 == 1) h->stages = (int)data_rng_int(g, 2, 4);
+}
+
 TEST(gpu_grouped_tiled_random)
 {
     SKIP_WITHOUT_GPU();
-    data_rng_t g = {test_seed(0x6a10)};
-    run_stats_t st;
-    memset(&st, 0, sizeof st);
-    int n = 0;
-    for (int it = 0; it < 120 && st.failed < 5; it++) {
-        if (it % 10 == 9) continue; /* (groups of 4: the gather kernel's) */
-        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
-        igemm_epilogue_t e;
-        gen_epilogue(&g, &e);
-        const int64_t p = out_rows(&d);
-        igemm_plan_hints_t h = igemm_plan_hints_default();
-        h.filter_resident = 1;
-        h.rows_per_tile = (int)data_rng_int(&g, 1, p < 6 ? p : 6);
-        const int64_t q = (d.w + d.pad_left + d.pad_right - d.dil_w * (d.s - 1) - 1) / d.stride_w + 1;
-        if (it % 3 == 0 && q > 8) h.tile_m = 8 * h.rows_per_tile;
-        if (it % 2 == 0) h.grid = (int)data_rng_int(&g, 1, 9);
-        if (it % 4 == 1) h.stages = (int)data_rng_int(&g, 2, 4);
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, "), tiled:", &g, &st, 0);
-        REQUIRE(rc >= 0);
-        n++;
-    }
-    fprintf(stdout, "  grouped tiled: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
-            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
-    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], n);
-    CHECK_EQ_INT(st.failed, 0);
-    CHECK_EQ_INT(st.refused, 0);
+    run_memory_random_hinted(gen_grouped, skip_groups_of_4, tiled_hints, 120, 0x6a10, "), tiled:", "grouped tiled");
 }
 
 /* The gather kernel (filter_resident = -1) on the same generator: the planner takes it only for
  * groups of 4 and windows too large for shared memory. */
+static void gather_hints(data_rng_t *g, int it, const igemm_conv2d_desc_t *d, igemm_plan_hints_t *h)
+{
+    (void)g, (void)it, (void)d;
+    h->filter_resident = -1;
+}
+
 TEST(gpu_grouped_gather_random)
 {
     SKIP_WITHOUT_GPU();
-    data_rng_t g = {test_seed(0x6a11)};
-    run_stats_t st;
-    memset(&st, 0, sizeof st);
-    igemm_plan_hints_t h = igemm_plan_hints_default();
-    h.filter_resident = -1;
-    for (int it = 0; it < 60 && st.failed < 5; it++) {
-        const igemm_conv2d_desc_t d = gen_grouped(&g, it);
-        igemm_epilogue_t e;
-        gen_epilogue(&g, &e);
-        REQUIRE(run_one(&d, &e, IGEMM_PATH_MEMORY, &h, "gathered", &g, &st, 0) >= 0);
-    }
-    fprintf(stdout, "  grouped gather: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
-            st.ran[IGEMM_PATH_MEMORY], st.failed, st.worst, st.worst_f32);
-    CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 60);
-    CHECK_EQ_INT(st.failed, 0);
-    CHECK_EQ_INT(st.refused, 0);
+    run_memory_random_hinted(gen_grouped, NULL, gather_hints, 60, 0x6a11, "gathered", "grouped gather");
 }
 
 TEST(gpu_grouped_planner)
