@@ -145,13 +145,15 @@ typedef enum igemm_kernel {
 
 typedef struct igemm_plan_hints {
     int kernel;          /* igemm_kernel_t (0 = AUTO) */
-    int tile_m;          /* output pixels per tile: row tiles 128, 192 or 256; pixels_n 80, 96 or
+    int tile_m;          /* output pixels per tile: row tiles 128, 192 or 256 (64 or 128 with
+                            tile_n 32); pixels_n 80, 96 or
                             208; pixels_n_pingpong 128; halo_rows 56 or 112; the tiled depthwise
                             kernel rows x columns (columns a multiple of 8); the tiled grouped
                             kernel rows x columns (columns q, or 8, 16, 32, 64 below q) */
-    int tile_n;          /* output channels per tile: 64, 128 or 256; tiled depthwise: 8..64, a
+    int tile_n;          /* output channels per tile: 64, 128 or 256 (32: the narrow row tiles of
+                            few-row GEMMs, direct stores); tiled depthwise: 8..64, a
                             multiple of 8; tiled grouped: input channels per slab (whole groups) */
-    int consumers;       /* consumer warpgroups: 2 or 3 */
+    int consumers;       /* consumer warpgroups: 2 or 3 (1: the 64 x 32 narrow tile) */
     int stages;          /* at most this many operand pipeline stages (>= 2); tiled grouped: input
                             buffers, 2..4 */
     int split_k;         /* split K over this many partial sums (>= 1; row tiles only) */

@@ -155,7 +155,8 @@ static void check_conv_invariants(const char *name, const sm90_plan_t *p, const 
               p->consumers);
     CHECK_MSG(p->smem_bytes <= (size_t)dev->smem_optin_per_block && p->smem_limit == dev->smem_optin_per_block,
               "%s: %zu B of shared memory (device %d)", name, p->smem_bytes, dev->smem_optin_per_block);
-    CHECK_MSG(p->stages >= 2 && p->stages <= SM90_MAX_STAGES, "%s: %d stages", name, p->stages);
+    CHECK_MSG(p->stages >= 2 && p->stages <= (p->bn == 32 ? SM90_MAX_NARROW_STAGES : SM90_MAX_STAGES), "%s: %d stages",
+              name, p->stages);
     if (p->kernel == IGEMM_KERNEL_SPLIT_CLUSTER)
         CHECK_MSG(p->grid % 2 == 0 && p->grid <= dev->sm_count, "%s: split-in-cluster grid %d", name, p->grid);
     else
@@ -429,19 +430,33 @@ static const hrow_t k_layers[] = {
      CONV(COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     {"mbv2_project_144_32 b128", L(128, 28, 28, 144, 32, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(PINGPONG, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
-    /* few-row problems (M <= 128, 32+ k-blocks): pixels as N with split-K in a cluster (2 staging
-     * boxes: the partial tile), at most 8 splits (a cluster); 64-channel tiles where their units
-     * fill the SMs in clusters of 2 (half of them in clusters of 4+) */
+    /* few-row problems (M <= 128, 32+ k-blocks) whose N / 32 tiles fill 3/4 to all of the SMs:
+     * narrow row tiles over the whole K (64 x 32 with one consumer for M <= 64, 128 x 32 else; up
+     * to 16 stages, no staging boxes); the others: pixels as N with split-K in a cluster (2
+     * staging boxes: the partial tile), at most 8 splits (a cluster); 64-channel tiles where their
+     * units fill the SMs in clusters of 2 (half of them in clusters of 4+) */
     {"decode_b64 (GEMM 64x4096x4096)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 64, 32, 1, 16, 0, 0, 0, 1, 128, 1)},
+    {"decode_b64 fused (one consumer: plain epilogues only; the split plan)", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), FUSED,
+     BF, SXM, "", CONV(PIXELS_N, 64, 64, 2, 8, 2, 0, 0, 2, 128, 1)},
+    {"decode_b96 fused (128 x 32: any epilogue)", L(1, 1, 96, 4096, 4096, 1, 1, 1, 0), FUSED, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 32, 2, 11, 0, 0, 0, 1, 128, 1)},
+    {"decode_b32 (the 32-pixel split plan)", L(1, 1, 32, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PIXELS_N, 32, 64, 2, 8, 2, 0, 0, 2, 128, 1)},
+    {"decode_b64 K 14336 (224 k-blocks: the split plan)", L(1, 1, 64, 14336, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(PIXELS_N, 64, 64, 2, 8, 2, 0, 0, 2, 128, 1)},
+    {"decode_b64 N 2048 (64 tiles: the split plan)", L(1, 1, 64, 4096, 2048, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 4, 64, 1)},
     {"classifier b32 (GEMM 32x1000x2048)", L(1, 1, 32, 2048, 1000, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(PIXELS_N, 32, 64, 2, 8, 2, 0, 0, 4, 64, 1)},
     {"r50_l4_3x3_512_b1", L(1, 7, 7, 512, 512, 3, 3, 1, 1), FUSED, BF, SXM, "",
      CONV(PIXELS_N, 64, 64, 2, 8, 2, 0, 0, 8, 64, 1)},
     {"decode_b64 (GEMM 64x4096x4096), 128 channels", L(1, 1, 64, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM,
      "kernel=pixels_n,tile=64x128,split_k=2", CONV(PIXELS_N, 64, 128, 2, 8, 2, 0, 0, 2, 64, 1)},
-    {"decode_b128 (64 tiles: no split fits half the SMs)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
-     CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 64, 1)},
+    {"decode_b128 (GEMM 128x4096x4096)", L(1, 1, 128, 4096, 4096, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 32, 2, 11, 0, 0, 0, 1, 128, 1)},
+    {"decode_b128, 3 of 4 SMs' tiles short (N 3072: 96 tiles)", L(1, 1, 128, 4096, 3072, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(SPLIT_CLUSTER, 128, 128, 2, 6, 2, 0, 0, 1, 48, 1)},
     /* long mainloops (K >= 8192 over few tiles): 128 x 128 tiles, split so that one wave of
      * 128-256-k-block units covers the SMs (docs/decisions.md "long-k") */
     {"wide_k (GEMM 1024x1024x32768)", L(1, 1, 1024, 32768, 1024, 1, 1, 1, 0), PLAIN, BF, SXM, "",

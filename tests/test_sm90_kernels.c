@@ -61,7 +61,9 @@ static int coop_one(problem_t *pb, int ci, int ek, const void *ctx)
 /* Cooperative plans of every tile (two or three consumer warpgroups on one tile): odd M-tile
  * counts, M and N tails, 1x1 (x read as a plain matrix), stride 2, a partial channel block
  * (c = 72), f32 y and k % 8 != 0 (direct stores instead of TMA), split-K of 2 and 3 (fp32 partials,
- * reduce kernel; the planner would split some of these itself: split_k=1 keeps them whole). */
+ * reduce kernel; the planner would split some of these itself: split_k=1 keeps them whole); the
+ * 128 x 32 and 64 x 32 (one consumer) tiles (32-column epilogue chunks; M = 64, 40 and 20: the A
+ * box cut to M's rows, the stage's rows past it stale) and the cut box on 128 x 128 and 256 x 64 tiles (tiled and im2col). */
 TEST(gpu_sm90_cooperative_tiles)
 {
     SKIP_WITHOUT_GPU();
@@ -79,6 +81,18 @@ TEST(gpu_sm90_cooperative_tiles)
         {conv_shape(2, 19, 20, 64, 200, 3, 3, 1, 1, 1, 1, BF, BF), "192x128", 1},    /* 192x128: 4 M-tiles, N tail */
         {conv_shape(1, 28, 30, 128, 128, 1, 1, 1, 0, 1, 1, F16, F16), "192x128", 1}, /* 192x128, tiled A, 5 M-tiles */
         {conv_shape(2, 17, 15, 64, 256, 3, 3, 1, 1, 1, 1, BF, BF), "128x256", 2},    /* split-K 2 of a wide tile */
+        /* 128 x 32 (32-column epilogue chunks, direct stores) */
+        {conv_shape(1, 1, 64, 2048, 200, 1, 1, 1, 0, 1, 1, BF, BF), "128x32", 1},    /* decode-like: A box cut to 64 rows */
+        {conv_shape(1, 1, 20, 512, 96, 1, 1, 1, 0, 1, 1, F16, F16), "128x32", 1},    /* A box of 24 rows: stale rows */
+        {conv_shape(1, 9, 9, 64, 96, 3, 3, 1, 1, 1, 1, F16, F32), "128x32", 1},      /* M 81, f32 y */
+        {conv_shape(3, 10, 10, 128, 70, 3, 3, 1, 1, 1, 1, BF, BF), "128x32", 1},     /* 3 M-tiles, k % 8 != 0 */
+        {conv_shape(1, 1, 64, 2048, 200, 1, 1, 1, 0, 1, 1, BF, BF), "64x32", 1},     /* one consumer, decode-like */
+        {conv_shape(1, 1, 40, 1024, 96, 1, 1, 1, 0, 1, 1, F16, F32), "64x32", 1},    /* 40-row box, f32 y */
+        {conv_shape(2, 7, 7, 64, 72, 3, 3, 1, 1, 1, 1, BF, BF), "64x32", 1},         /* im2col, 2 M-tiles, N tail 8 */
+        /* one M-tile of fewer rows than the tile: the A box cut to M rounded up to 8 */
+        {conv_shape(1, 1, 70, 256, 192, 1, 1, 1, 0, 1, 1, BF, BF), "128x128", 1},    /* 72-row box */
+        {conv_shape(1, 1, 100, 320, 128, 1, 1, 1, 0, 1, 1, F16, F16), "256x64", 1},  /* 104-row box */
+        {conv_shape(1, 7, 7, 128, 96, 3, 3, 1, 1, 1, 1, BF, BF), "128x128", 1},     /* im2col, 56-pixel box */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     const int ran = sm90_each_case(&cases[0].d, sizeof cases[0], ncases, 0x6206, coop_one, cases);

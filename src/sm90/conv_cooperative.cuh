@@ -14,7 +14,9 @@
  *                     staging boxes, or direct stores: f32 y, k % 8 != 0, split-K partials into
  *                     the workspace that igemm_sm90_splitk_reduce_kernel sums).
  * TILES: 128x64, 128x128, 128x256 (WM 1, NC 2), 256x64, 256x128 (WM 2, NC 2), 192x128 (WM 1, NC 3:
- *   512 threads, one-wave layers); EPI 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU), 2 (any
+ *   512 threads, one-wave layers); 64x32 (WM 1, NC 1: 256 threads, no register rebalance) and
+ *   128x32 for few-row GEMMs (the whole K per tile, up to 16 small stages in flight; an A box cut to
+ *   M's rows where M < BM), with direct stores (32-column epilogue chunks); EPI 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU), 2 (any
  *   activation, out of line); TMA_EPI: y by TMA stores.
  * SHARED MEMORY: S stages of BM x 128 B (A) + BN x 128 B (B), NC x ES staging boxes of 64 x 64
  *   16-bit, the barriers (core/ring.cuh).
@@ -38,7 +40,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                 const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
                                 const __grid_constant__ igemm_sm90_args_t a)
 {
-    static_assert(TP == 0 && !BRES && HROWS == 1 && (NC == 2 || (NC == 3 && WM == 1)) && WM * BN <= 256,
+    static_assert(TP == 0 && !BRES && HROWS == 1 && (NC == 2 || (NC != 2 && WM == 1 && NC >= 1 && NC <= 3)) &&
+                      WM * BN <= 256,
                   "cooperative tiles: 64*WM*NC x BN rows of pixels, WM*BN/2 accumulators per thread");
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = 64u * WM * NC * SM90_BK * 2;
@@ -57,7 +60,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         /* -------------------------------------------------------- producer: warp 0 */
-        ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>();
+        if constexpr (NC > 1) ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>(); /* one consumer: no rebalance */
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
         if (pwarp == 0)
             sm90_produce_tiles<BN, false, TMA_EPI && GENERAL, 64, A_STAGE>(a, &tmap_x, &tmap_w, &tmap_r, c, S, unit0,
@@ -66,7 +69,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     }
 
     /* ------------------------------------------------------------ consumers 1..NC */
-    ptx_setmaxnreg_inc<SM90_CONSUMER_REGS(NC)>();
+    if constexpr (NC > 1) ptx_setmaxnreg_inc<SM90_CONSUMER_REGS(NC)>();
     const sm90_consumer_t C = sm90_consumer<EBOX>(c, wg, ES);
     const bool partial = a.splits > 1;
     sm90_staging_t E = {0, -1, 0u};
@@ -88,7 +91,9 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         /* the first chunk's scale/bias factors, loaded now so that their latency hides behind the
          * mainloop; each chunk loads the next chunk's once it has used its own (S11-4) */
         float2 as[8], bi[8];
-        if (GENERAL && !partial) sm90_chunk_factors(a, (int64_t)n0 + 2 * (C.lane & 3), (int64_t)n0 + SM90_EPI_COLS, as, bi);
+        if (GENERAL && !partial)
+            sm90_chunk_factors<SM90_EPI_CW(BN) / 8>(a, (int64_t)n0 + 2 * (C.lane & 3), (int64_t)n0 + SM90_EPI_CW(BN), as,
+                                                    bi);
 
         const int prev = sm90_mainloop_rows<DT, BN, WM, A_STAGE, false>(acc, c, ring, S, nk, row0, C.lane);
         /* the tile's operand-ring residual stages follow its k-blocks (rstage/rphase the first):

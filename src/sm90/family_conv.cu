@@ -144,7 +144,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     const bool general = sm90_plan_general_epilogue(p, pl);
     const bool reduce = sm90_plan_reduces(pl); /* workspace + reduce kernel */
     /* TMA stores of y: y of the input dtype, row pitch k*2 a multiple of 16 B, no split, 32-bit rows */
-    const int tma_store = sm90_tma_store_ok(p, pl->split_k);
+    const int tma_store = sm90_tma_store_bn(p, pl->split_k, pl->bn);
     if (st->kern == NULL) { /* the plan's instance, found once */
         sm90_instance_t key;
         igemm_sm90_conv_instance_key(p, pl, &key);
@@ -179,10 +179,15 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         st->x_key = p->x;
         st->have_x = 1;
     }
+    /* one M-tile of fewer rows than the tile: the A box (tiled or im2col) cut to M rounded up to 8 rows. The
+     * TMA's zero fill of a box's rows past M costs time: 128 x 32 tiles over the whole K of a
+     * 64-row GEMM ran at 1.7x the time of the same tiles at M = 128 (docs/decisions.md
+     * "narrow-rows"). The stage's rows past the box are stale and feed only unstored rows. */
+    const int a_rows = !pl->halo && p->gemm_m < pl->bm ? (int)((p->gemm_m + 7) / 8 * 8) : pl->bm;
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
         const uint64_t strides[1] = {(uint64_t)p->c * 2};
-        const uint32_t box[2] = {SM90_BK, (uint32_t)pl->bm};
+        const uint32_t box[2] = {SM90_BK, (uint32_t)a_rows};
         st->have_x = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
@@ -200,7 +205,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         const uint32_t es[4] = {1, (uint32_t)p->stride_w, (uint32_t)p->stride_h, 1};
         st->have_x = 0;
         rc = igemm_tmap_encode_im2col(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, lower, upper, SM90_BK,
-                                      (uint32_t)pl->bm, es, CU_TENSOR_MAP_SWIZZLE_128B);
+                                      (uint32_t)a_rows, es, CU_TENSOR_MAP_SWIZZLE_128B);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->x_key = p->x;
         st->have_x = 1;
@@ -294,6 +299,7 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         a.num_units = grid * ((a.tiles_m + a.rq - 1) / a.rq); /* the most laps a CTA takes */
     }
     a.stages = pl->stages;
+    a.a_tx = a_rows < pl->bm ? a_rows * SM90_BK * 2 : 0;
     igemm_sm90_args_epilogue(p, &a);
     a.vec4 = (p->gemm_n % 4) == 0;
     a.vec2 = (p->gemm_n % 2) == 0;

@@ -21,7 +21,8 @@
  * bench/shapes.csv (H200, docs/decisions.md "cost-model"): the picks are within 4% of each
  * layer's best tile. Rules after the search replace the pick where measurements said so
  * (heuristics_rules.c: wide tiles, ping-pong, pixels as N, pixels as N in ping-pong, halo rows,
- * split in cluster, pixels as N with split-K in a cluster, the resident filter); here, after
+ * split in cluster, narrow whole-K row tiles, pixels as N with split-K in a cluster, the resident
+ * filter); here, after
  * them: the ring cap of short fused 1x1 layers, programmatic dependent launch.
  *
  * Hints (igemm_plan_hints_t, experimental) restrict the choice: kernel names the kernel; tile_m,
@@ -124,13 +125,13 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
 static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp, pick_t *best, double *best_t)
 {
     /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong */
-    static const int cand[8][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0},
-                                   {1, 64, 2, 0},  {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1}};
-    static const double cand_eff[8] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65};
+    static const int cand[10][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0}, {1, 64, 2, 0},
+                                    {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1},  {1, 32, 2, 0}, {1, 32, 1, 0}};
+    static const double cand_eff[10] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65, 0.3, 0.3};
     const int64_t M = c->M, N = c->N;
     const int fbn = h->tile_n, fnc = h->consumers, fsp = h->split_k;
     *best = mkpick(0, 0, 2, 1, 0, 0, 0, 0);
-    for (int ci = 0; ci < 8; ci++) {
+    for (int ci = 0; ci < 10; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
         const int bm = pp ? 64 * wm : 64 * wm * nc;
         if (pp != fpp) continue;
@@ -148,17 +149,23 @@ static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp
         /* 192x128 only where it makes one wave (what it is for): on multi-wave layers it
          * measured 0-16% slower than the planner's other tiles (S4-3), which the model misses */
         if (nc == 3 && tiles > c->sms && fnc != 3) continue;
+        /* 128 x 32 and 64 x 32 (direct stores: 32-column epilogue chunks) only when hinted; the
+         * planner takes them through sm90_rule_narrow_rows */
+        if (bn == 32 && fbn != 32) continue;
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
-            if (split > 1 && (c->k_iters / split < 4 || pp)) break;
+            if (split > 1 && (c->k_iters / split < 4 || pp || (bn % SM90_EPI_COLS != 0 && fsp < 2))) break;
             const int kbu = (c->k_iters + split - 1) / split; /* k-blocks per unit */
             if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
-            const int res_ring = sm90_tma_store_ok(c->p, split) && c->p->has_residual ? (pp ? 1 : 2) : 0;
-            const int es = sm90_h_epi_slots(bm, wm, bn, nc, res_ring == 1, (c->k_iters + split - 1) / split, units <= c->sms,
-                                     h->staging_boxes, c->smem);
-            const int stages = sm90_h_stages_for(bm, bn, nc, es, c->smem);
+            const int res_ring = sm90_tma_store_bn(c->p, split, bn) && c->p->has_residual ? (pp ? 1 : 2) : 0;
+            /* 32-column-chunk tiles store directly: no staging boxes */
+            const int es = bn % SM90_EPI_COLS != 0 ? 0
+                                                   : sm90_h_epi_slots(bm, wm, bn, nc, res_ring == 1,
+                                                                      (c->k_iters + split - 1) / split, units <= c->sms,
+                                                                      h->staging_boxes, c->smem);
+            const int stages = bn == 32 ? sm90_h_narrow_stages(bm, c->smem) : sm90_h_stages_for(bm, bn, nc, es, c->smem);
             if (stages < 2) continue;
             /* 128 x 128: 0.8 was fitted on conv layers of 9-72 k-blocks, where the tile's fixed
              * costs weigh; over long mainloops it runs near the 256 x 128 rate (one wave of
@@ -251,14 +258,15 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                "hints.kernel = halo_rows: takes 3x3 stride-1 undilated convs of c = 64, k <= 64 and "
                                "output rows of a multiple of 56 pixels (with the hinted tile, rows and consumers)");
     const int skc0 = sm90_rule_split_cluster(&c, &best, &best_t);
-    const int psk = !halo && sm90_rule_pixels_n_split(&c, &best, &best_t);
+    const int narrow = !halo && sm90_rule_narrow_rows(&c, &best, &best_t);
+    const int psk = !halo && !narrow && sm90_rule_pixels_n_split(&c, &best, &best_t);
     if (!psk && kern == IGEMM_KERNEL_PIXELS_N && h->split_k > 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = pixels_n, split_k = %d: the split pixels-as-N tiles (32 or 64 x 128 or 64; "
                                "tile_m picks one) need split_k <= the k-blocks (%d), split_k <= %d (a cluster) and no "
                                "grid hint",
                                h->split_k, c.k_iters, SM90_MAX_CLUSTER);
-    const int skc = skc0 && !psk;
+    const int skc = skc0 && !psk && !narrow;
     if (!skc && kern == IGEMM_KERNEL_SPLIT_CLUSTER)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "hints.kernel = split_cluster: needs 2+ k-blocks, k > 64, at most SMs/2 tiles of 128x128 "
@@ -316,7 +324,8 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     pl->halo = halo;
     pl->split_k = best.split;
     pl->epi_slots = best.es;
-    pl->res_mode = sm90_tma_store_ok(p, best.split) && p->has_residual ? (best.pp || skc ? 1 : 2) : 0;
+    const int tma_y = sm90_tma_store_bn(p, best.split, best.bn);
+    pl->res_mode = tma_y && p->has_residual ? (best.pp || skc ? 1 : 2) : 0;
     pl->cluster = skc ? 2 : psk ? best.split : 1;
     pl->grid = skc ? 2 * (int)units : psk ? (int)units : (int)(units < max_ctas ? units : max_ctas);
     /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
@@ -354,11 +363,12 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
              : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",
-             sm90_tma_store_ok(p, best.split) ? "y by TMA stores"
-             : psk                            ? "y by direct stores (each CTA of the cluster 1/split_k of the tile's pixels)"
-             : best.split > 1                 ? "y by direct stores (split-K partials)"
-             : p->out_dtype != p->in_dtype    ? "y by direct stores (y's dtype is not the input's)"
-                                              : "y by direct stores (k % 8 != 0)",
+             tma_y                         ? "y by TMA stores"
+             : psk                         ? "y by direct stores (each CTA of the cluster 1/split_k of the tile's pixels)"
+             : best.split > 1              ? "y by direct stores (split-K partials)"
+             : p->out_dtype != p->in_dtype ? "y by direct stores (y's dtype is not the input's)"
+             : best.bn % SM90_EPI_COLS     ? "y by direct stores (32-column epilogue chunks)"
+                                           : "y by direct stores (k % 8 != 0)",
              skc   ? "split-K 2 over a 2-CTA cluster (partial tiles exchanged through DSMEM)"
              : psk ? "split-K over a cluster of split_k CTAs (partial tiles summed through DSMEM)"
                    : "no cluster",
@@ -380,7 +390,7 @@ void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_
     key->nc = pl->consumers;
     key->bres = pl->b_reuse;
     key->rows = pl->halo ? pl->halo : 1;
-    key->tma = sm90_tma_store_ok(p, pl->split_k);
+    key->tma = sm90_tma_store_bn(p, pl->split_k, pl->bn);
     key->epi = general ? sm90_epi_kind(p) : 0;
     /* the direct-store row tiles have instances 0 and 2 only; split pixels as N all three */
     if (!key->tma && key->epi == 1 && !(pl->pixels_n && pl->split_k > 1)) key->epi = 2;

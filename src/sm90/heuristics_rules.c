@@ -1,8 +1,8 @@
 /*
  * heuristics_rules.c — the sm90 conv planner's rules: after the cost-model search over the row
  * tiles (heuristics.c), each replaces the pick where measurements said so — wide tiles, ping-pong,
- * pixels as N, pixels as N in ping-pong, halo rows, split in cluster, pixels as N with split-K in a
- * cluster (few-row problems), the resident filter. Each rule's comment names its measurement in
+ * pixels as N, pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles and
+ * pixels as N with split-K in a cluster (few-row problems), the resident filter. Each rule's comment names its measurement in
  * docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
  */
 #include "heuristics_rules.h"
@@ -147,6 +147,37 @@ int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t)
         }
     }
     return found;
+}
+
+/* Narrow row tiles for few-row GEMMs: BM x 32 cooperative tiles over the whole K, one per CTA, y
+ * by direct stores — 64 x 32 with one consumer warpgroup for M <= 64, else 128 x 32 with two (an A
+ * box cut to M's rows where M < BM) — and up to 16 stages of 12 or 20 KB. No split, so none of the
+ * split plans' partial-tile exchange (~2.5 us through distributed shared memory: docs/decisions.md
+ * "pixn-phases") or cluster set-up. For 32 < M <= 128, 32 to 128 k-blocks and N / 32 tiles that
+ * fill 3/4 to all of the SMs in one wave (decode steps: 64 x 4096 x 4096 gets 128 CTAs, each 256 KB
+ * of the filter and the 64 rows of x from L2, as cuBLASLt's 64x32 tiles). Measured against the
+ * split plans (docs/decisions.md "narrow-rows", H200): 5-12% faster at 32-64 k-blocks (M = 64 and
+ * 96), even at M = 128 and 128 k-blocks; 2-5% slower at 172-224 k-blocks (where the split plans'
+ * fixed costs are amortised) and at M = 32 (the 32-pixel split tile): hence the windows. The
+ * one-consumer 64 x 32 tile with a fused epilogue (bias + ReLU) measured 2-9% slower than the split
+ * plan (not understood: no spill, the EPI 2 instance 70 registers against 56): with M <= 64 the rule
+ * takes plain epilogues only. Estimated (reported only) as 2.1 us per `stages` k-blocks, at least
+ * the operands at 3 TB/s, + 2 us. Returns 1 if taken. */
+int sm90_rule_narrow_rows(const ctx_t *c, pick_t *best, double *best_t)
+{
+    const igemm_plan_hints_t *h = c->h;
+    const int bm = c->M <= 64 ? 64 : 128;
+    const int64_t tiles = (c->M + bm - 1) / bm * ((c->N + 31) / 32);
+    if (h->kernel || c->tile_forced || h->grid || c->M <= 32 || c->M > 128 || c->k_iters < 32 || c->k_iters > 128 ||
+        tiles > c->sms || 4 * tiles < 3 * (int64_t)c->sms || (bm == 64 && sm90_general_epilogue(c->p)))
+        return 0;
+    const int stages = sm90_h_narrow_stages(bm, c->smem);
+    if (stages < 4) return 0;
+    const double in_bytes = 2.0 * (double)SM90_BK * (double)c->k_iters * (double)(c->M + c->N);
+    const double t_cta = (double)c->k_iters * 2.1 / (double)stages; /* a stage per 2.1 / stages us */
+    *best_t = (t_cta > in_bytes / 3.0e6 ? t_cta : in_bytes / 3.0e6) + 2.0;
+    *best = mkpick(1, 32, bm / 64, 1, stages, 0, 0, 0);
+    return 1;
 }
 
 /* Pixels as N in ping-pong plans of 64 channels (N <= 64): a tile of 128 pixels x 64 channels per

@@ -2,7 +2,8 @@
  * heuristics_rules.h — what the sm90 conv planner (heuristics.c: supports(), the cost-model search
  * over the row tiles, configure()) shares with its rules (heuristics_rules.c: the measured
  * replacements of the search's pick — wide tiles, ping-pong, pixels as N with and without split-K,
- * pixels as N in ping-pong, halo rows, split in cluster, the resident filter). Both use the
+ * pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles, the resident
+ * filter). Both use the
  * shared-memory budget of heuristics_smem.h. Plain C, host only, private to src/sm90.
  */
 #ifndef IGEMM_SM90_HEURISTICS_RULES_H
@@ -46,6 +47,7 @@ int sm90_rule_pixels_n_pingpong(const ctx_t *c, pick_t *best);
 int sm90_rule_halo(const ctx_t *c, pick_t *best);
 int sm90_rule_split_cluster(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t);
+int sm90_rule_narrow_rows(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_t units, int64_t max_ctas);
 
 #endif /* IGEMM_SM90_HEURISTICS_RULES_H */

@@ -32,6 +32,16 @@ int sm90_h_stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres,
     return s;
 }
 
+/* The ring of the narrow row tiles (BM x 32, BM / 64 consumers, no staging boxes): as many stages
+ * as fit, up to SM90_MAX_NARROW_STAGES. Their stages are small (12 or 20 KB) and a whole-K tile of
+ * a few-row GEMM streams at the bytes it keeps in flight (docs/decisions.md "narrow-rows"). */
+int sm90_h_narrow_stages(int bm, int smem_optin)
+{
+    int s = SM90_MAX_NARROW_STAGES;
+    while (s >= 2 && sm90_h_smem_bytes(bm, 32, bm / 64, s, 0, 0, 0) > (size_t)smem_optin) s--;
+    return s;
+}
+
 int sm90_h_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin)
 {
     return sm90_h_stages_fit(bm, bn, nc, epi_slots, 0, 0, smem_optin);

@@ -12,6 +12,7 @@
 size_t sm90_h_smem_bytes(int bm, int bn, int nc, int stages, int epi_slots, int pixn, int bres);
 int sm90_h_stages_fit(int bm, int bn, int nc, int epi_slots, int pixn, int bres, int smem_optin);
 int sm90_h_stages_for(int bm, int bn, int nc, int epi_slots, int smem_optin);
+int sm90_h_narrow_stages(int bm, int smem_optin);
 int sm90_h_epi_slots(int bm, int wm, int bn, int nc, int residual_ring, int k_iters, int one_wave, int forced,
                      int smem_optin);
 

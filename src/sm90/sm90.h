@@ -27,6 +27,7 @@ extern "C" {
 /* operand-ring stages at most: also for the halo-row plans, whose 8 KB stages would allow 15
  * (r50_l1_3x3_64: 8 measured best, 9-16 1-3% slower; docs/decisions.md "halo-stages") */
 #define SM90_MAX_STAGES 8
+#define SM90_MAX_NARROW_STAGES 16 /* the narrow row tiles' small stages (heuristics_smem.c) */
 #define SM90_GROUP_M 8        /* rasterisation: M-tiles per group */
 #define SM90_MAX_SPLITS 16
 #define SM90_MAX_CLUSTER 8 /* CTAs per cluster (the portable maximum): split-K summed in a cluster */
@@ -65,6 +66,13 @@ static inline int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
     /* y of the input's dtype: the TMA-store instances pack y and unpack the residual with the
      * input dtype as a compile-time constant (docs/decisions.md "dtype-constant-epilogue") */
     return p->out_dtype == p->in_dtype && p->k % 8 == 0 && split <= 1;
+}
+
+/* 1 if a plan of BN-column tiles writes y by TMA stores: sm90_tma_store_ok and BN a multiple of 64
+ * (the staging boxes' width; tiles of BN = 32 (j + 1/2) x 64 store directly in 32-column chunks). */
+static inline int sm90_tma_store_bn(const igemm_conv_params_t *p, int split, int bn)
+{
+    return sm90_tma_store_ok(p, split) && bn % SM90_EPI_COLS == 0;
 }
 
 /* 1 for a 1x1, stride-1, unpadded conv: x is the plain matrix A[M, C] (tiled TMA, not im2col). */

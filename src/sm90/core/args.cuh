@@ -84,6 +84,9 @@ typedef struct igemm_sm90_args {
      * struct: the other instances' parameter offsets stay as they were. */
     int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
     igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
+    /* bytes of an A box where the A map's box is cut to M's rows (one M-tile of M < bm rows:
+     * the TMA's zero fill of rows past M is slow, docs/decisions.md "narrow-rows"); 0: the stage's */
+    int32_t a_tx;
 } igemm_sm90_args_t;
 
 /* Host side: a's epilogue fields (alpha, beta, activation, scale/bias/residual flags and

@@ -169,29 +169,35 @@ static __device__ __forceinline__ float2 sm90_res_pair(const igemm_sm90_args_t &
     return r;
 }
 
-/* Per-column factors of one 64-column epilogue chunk for this lane: as = alpha*scale, bi = bias
+/* The epilogue chunk of a BN-column row tile: 64 columns (one 128 B swizzle row: the staging
+ * boxes and TMA stores), or 32 for widths of 32 (j + 1/2) x 64 (BN = 32: direct stores only). */
+#define SM90_EPI_CW(BN) ((BN) % SM90_EPI_COLS == 0 ? SM90_EPI_COLS : 32)
+
+/* Per-column factors of one epilogue chunk of 8 JJ columns for this lane: as = alpha*scale, bi = bias
  * at columns nc + 8jj, nc + 8jj + 1 (nc: the chunk's first column + 2*(lane%4)); float2 loads
  * where the chunk ends inside N (chunk_end <= N) and the vectors are 8-byte aligned, clamped
  * scalar loads otherwise (a chunk past N loads column N - 1: harmless, unused). */
+template <int JJ = 8>
 static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_t &a, int64_t nc, int64_t chunk_end,
                                                           float2 (&as)[8], float2 (&bi)[8])
 {
+    static_assert(JJ == 4 || JJ == 8, "chunks of 32 or 64 columns");
     const bool whole = a.sb_vec2 && chunk_end <= a.gemm_n;
 #pragma unroll
-    for (int jj = 0; jj < 8; jj++) {
+    for (int jj = 0; jj < JJ; jj++) {
         as[jj] = make_float2(a.alpha, a.alpha);
         bi[jj] = make_float2(0.0f, 0.0f);
     }
     if (a.has_scale) {
         if (whole) {
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
+            for (int jj = 0; jj < JJ; jj++) {
                 const float2 sc = __ldg((const float2 *)(a.scale + nc + 8 * jj));
                 as[jj] = make_float2(a.alpha * sc.x, a.alpha * sc.y);
             }
         } else {
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
+            for (int jj = 0; jj < JJ; jj++) {
                 const int64_t n = nc + 8 * jj;
                 as[jj] = make_float2(a.alpha * __ldg(a.scale + (n < a.gemm_n ? n : a.gemm_n - 1)),
                                      a.alpha * __ldg(a.scale + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
@@ -201,10 +207,10 @@ static __device__ __forceinline__ void sm90_chunk_factors(const igemm_sm90_args_
     if (a.has_bias) {
         if (whole) {
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) bi[jj] = __ldg((const float2 *)(a.bias + nc + 8 * jj));
+            for (int jj = 0; jj < JJ; jj++) bi[jj] = __ldg((const float2 *)(a.bias + nc + 8 * jj));
         } else {
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
+            for (int jj = 0; jj < JJ; jj++) {
                 const int64_t n = nc + 8 * jj;
                 bi[jj] = make_float2(__ldg(a.bias + (n < a.gemm_n ? n : a.gemm_n - 1)),
                                      __ldg(a.bias + (n + 1 < a.gemm_n ? n + 1 : a.gemm_n - 1)));
@@ -363,8 +369,8 @@ static __device__ __forceinline__ sm90_consumer_t sm90_consumer(const sm90_smem_
     return k;
 }
 
-/* The row-tile epilogue of one tile (origin m0, n0; this consumer's rows row0 ..): every 64-column
- * chunk that starts inside N (SKC: only chunk `rank`, the one this CTA finishes), for each of the
+/* The row-tile epilogue of one tile (origin m0, n0; this consumer's rows row0 ..): every epilogue
+ * chunk (64 columns; 32 where BN is an odd multiple of 32: direct stores) that starts inside N (SKC: only chunk `rank`, the one this CTA finishes), for each of the
  * WM 64-row blocks. Residual: from the staging box (res_ring: TMA-loaded by the residual
  * producer), from the tile's operand-ring stages (nres > 0: the stage of chunk ch is rstage + ch,
  * lap rphase), or by global loads (direct stores). as/bi: chunk 0's factors on entry (loaded
@@ -379,7 +385,10 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                                                           int row0, bool res_ring, bool partial, int split, int nres,
                                                           int rstage, uint32_t rphase, int rank)
 {
-    constexpr int NCH = BN / SM90_EPI_COLS; /* 64-column epilogue chunks */
+    constexpr int CW = SM90_EPI_CW(BN); /* columns per epilogue chunk */
+    constexpr int NCH = BN / CW, JJ = CW / 8;
+    static_assert(BN % 32 == 0 && (CW == SM90_EPI_COLS || (!TMA_EPI && !SKC)),
+                  "32-column chunks: direct stores only (the staging boxes are 64 columns wide)");
     const int cw = C.cw, tid = C.tid, warp = C.warp, lane = C.lane;
     const uint32_t lane_box = C.lane_box, my_epi = C.my_epi, my_rfull = C.my_rfull, my_rempty = C.my_rempty;
     const uint32_t a_smem = c.a_smem, full_bar = c.full_bar, empty_bar = c.empty_bar;
@@ -389,9 +398,9 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
     const uint32_t zero_rt = (uint32_t)(a.gemm_m >> 40); /* 0 (M < 2^31), unknown to the compiler */
 #pragma unroll
     for (int ch = 0; ch < NCH; ch++) {
-        if ((int64_t)n0 + ch * SM90_EPI_COLS >= a.gemm_n) break; /* uniform in the CTA */
+        if ((int64_t)n0 + ch * CW >= a.gemm_n) break; /* uniform in the CTA */
         if (SKC && ch != rank) continue; /* split in cluster: the partner finishes that chunk */
-        const int64_t nc = (int64_t)n0 + ch * SM90_EPI_COLS + 2 * (lane & 3); /* column of jj = 0 */
+        const int64_t nc = (int64_t)n0 + ch * CW + 2 * (lane & 3); /* column of jj = 0 */
         /* as/bi hold this chunk's per-column factors (as = alpha*scale, bi = bias, 8 pairs):
          * loaded before the mainloop (chunk 0) or after the previous chunk's linear pass */
         /* operand-ring residual: this chunk's stage (BM rows x 64 columns, 64-row boxes),
@@ -425,7 +434,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
         }
 #pragma unroll
         for (int i = 0; i < WM; i++) {
-            float *const v = &acc[i][32 * ch]; /* this chunk's 32 values: v[4jj + 2h + e] */
+            float *const v = &acc[i][(CW / 2) * ch]; /* this chunk's CW / 2 values: v[4jj + 2h + e] */
             const int mrow = m0 + row0 + 64 * i;  /* first row of this 64-row block */
             const int64_t m_lo = (int64_t)mrow + r_lo;
             const bool ok0 = m_lo < a.gemm_m, ok1 = m_lo + 8 < a.gemm_m;
@@ -450,7 +459,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
             if (!partial) {
                 /* pass 1: linear part */
 #pragma unroll
-                for (int jj = 0; jj < 8; jj++) {
+                for (int jj = 0; jj < JJ; jj++) {
                     if (GENERAL) {
                         v[4 * jj] = fmaf(v[4 * jj], as[jj].x, bi[jj].x);
                         v[4 * jj + 1] = fmaf(v[4 * jj + 1], as[jj].y, bi[jj].y);
@@ -465,7 +474,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                  * block's linear pass is done): their loads overlap this chunk's residual,
                  * activation and store */
                 if (GENERAL && !SKC && i == WM - 1 && ch + 1 < NCH)
-                    sm90_chunk_factors(a, nc + SM90_EPI_COLS, (int64_t)n0 + (ch + 2) * SM90_EPI_COLS, as, bi);
+                    sm90_chunk_factors<JJ>(a, nc + CW, (int64_t)n0 + (ch + 2) * CW, as, bi);
                 /* pass 1b: + beta * residual (TMA ring box by ldmatrix, or global loads) */
                 if (GENERAL && a.has_residual) {
                     if (TMA_EPI) { /* TMA epilogue: the residual is in the epilogue-ring slot
@@ -504,7 +513,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                         }
                     } else {
 #pragma unroll
-                        for (int jj = 0; jj < 8; jj++) {
+                        for (int jj = 0; jj < JJ; jj++) {
                             const float2 ra = sm90_res_pair(a, rowoff0, nc + 8 * jj, ok0);
                             const float2 rb = sm90_res_pair(a, rowoff1, nc + 8 * jj, ok1);
                             v[4 * jj] = fmaf(a.beta, ra.x, v[4 * jj]);
@@ -520,11 +529,11 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                     if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
                         if (!TMA_EPI) {
 #pragma unroll
-                            for (int e = 0; e < 32; e++) v[e] = fmaxf(v[e], 0.0f);
+                            for (int e = 0; e < 4 * JJ; e++) v[e] = fmaxf(v[e], 0.0f);
                         }
                     } else {
 #pragma unroll
-                        for (int e = 0; e < 32; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
+                        for (int e = 0; e < 4 * JJ; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
                     }
                 }
             }
@@ -555,7 +564,7 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                 }
             } else {
 #pragma unroll
-                for (int jj = 0; jj < 8; jj++) {
+                for (int jj = 0; jj < JJ; jj++) {
                     sm90_store_pair(a, rowoff0, nc + 8 * jj, ok0, v[4 * jj], v[4 * jj + 1], partial, split);
                     sm90_store_pair(a, rowoff1, nc + 8 * jj, ok1, v[4 * jj + 2], v[4 * jj + 3], partial, split);
                 }

@@ -22,7 +22,9 @@
 /* Issues k-block (cb, r, s) of the tile at (m0, n0) into ring stage `stage` whose full barrier is
  * fb (the elected producer thread): the stage's expect_tx, its A box (TMA im2col: one filter tap
  * through the instruction's offsets; or the tiled 2-D map of an unpadded 1x1 stride-1 conv) and,
- * where load_b, its filter box: BRES (filter resident) into B slot kb, else into B stage `stage`. */
+ * where load_b, its filter box: BRES (filter resident) into B slot kb, else into B stage `stage`.
+ * A box cut to M's rows (a.a_tx) leaves the stage's rows past it stale: they only reach outputs
+ * of rows past M, which are never stored. */
 template <int BN, bool BRES>
 static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                          const CUtensorMap *tmap_w, uint32_t a_smem, uint32_t b_smem,
@@ -31,7 +33,8 @@ static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t
                                                          bool load_b)
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
-    ptx_mbarrier_arrive_expect_tx(fb, a_stage + (load_b ? B_STAGE_BYTES : 0u));
+    const uint32_t a_bytes = a.a_tx ? (uint32_t)a.a_tx : a_stage; /* the A box, maybe cut to M's rows */
+    ptx_mbarrier_arrive_expect_tx(fb, a_bytes + (load_b ? B_STAGE_BYTES : 0u));
     if (a.a_tiled)
         ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, m0);
     else
