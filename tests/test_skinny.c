@@ -75,6 +75,15 @@ TEST(skinny_planner_fake_devices)
     CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: c = 12"), "%s", msg);
     REQUIRE(fake_plan(&fc, 9, "kernel=cooperative", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") && strstr(msg, "plan hints name sm90 settings"), "%s", msg);
+    /* a decode step of 8 rows (4096 -> 4096): on Hopper the split pixels-as-N tiles (64 tiles x 2
+     * splits fill the SMs), on Ampere this family */
+    const igemm_conv2d_desc_t dec = conv_shape(1, 1, 8, 4096, 4096, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&dec, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") && strstr(msg, "tile 32x64x64") &&
+                  strstr(msg, "mem_skinny_mma not taken: k = 4096, c = 4096 on sm_90"),
+              "%s", msg);
+    REQUIRE(fake_plan(&dec, 8, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 8)"), "%s", msg);
     const igemm_conv2d_desc_t longk = conv_shape(1, 1, 2, 65536, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
     REQUIRE(fake_plan(&longk, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: k = 64 channels over c = 65536"), "%s", msg);

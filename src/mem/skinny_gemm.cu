@@ -182,6 +182,21 @@ static int sk_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
                      (long long)p->gemm_m, SK_MAX_M);
         return 0;
     }
+    /* Hopper: where the sm90 path's 32-pixel tiles of 64 channels, split in two over a cluster,
+     * fill 3/4 to all of the SMs over 32+ k-blocks, they are faster than this family (decode 1..16 x
+     * 4096 x 4096 on an H200: 15.0-15.6 us against 17.0-18.6, fused 15.1-15.7 against 17.3-18.7;
+     * docs/decisions.md "fewest-rows"): leave those to it */
+    if (dev->cc_major == 9 && dev->cc_minor == 0 && (p->c + 63) / 64 >= 32) {
+        const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 132, units = 2 * ((p->k + 63) / 64);
+        if (4 * units >= 3 * sms && units <= sms) {
+            if (why && why_len)
+                snprintf(why, why_len,
+                         "k = %lld, c = %lld on sm_90: the tensor-core split plans (%lld units on %lld SMs) take "
+                         "few-row problems that fill the SMs",
+                         (long long)p->k, (long long)p->c, (long long)units, (long long)sms);
+            return 0;
+        }
+    }
     /* few output channels over a long K: a grid of a few CTAs cannot pull the filter at DRAM
      * speed; the tensor-core path splits K over more CTAs */
     if ((p->k + 15) / 16 < 8 && p->k * p->c * 2 > (1 << 20)) {
