@@ -84,6 +84,13 @@ TEST(skinny_planner_fake_devices)
               "%s", msg);
     REQUIRE(fake_plan(&dec, 8, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 8)"), "%s", msg);
+    /* wider N too (the sm90 row tiles), not the 2048-channel ones (64 units: unmeasured there) */
+    const igemm_conv2d_desc_t up = conv_shape(1, 1, 1, 4096, 14336, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&up, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") && strstr(msg, "mem_skinny_mma not taken"), "%s", msg);
+    const igemm_conv2d_desc_t n2k = conv_shape(1, 1, 4, 4096, 2048, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(fake_plan(&n2k, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_skinny_mma") && strstr(msg, "few rows (M = 4)"), "%s", msg);
     const igemm_conv2d_desc_t longk = conv_shape(1, 1, 2, 65536, 64, 1, 1, 1, 0, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
     REQUIRE(fake_plan(&longk, 9, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "mem_skinny_mma not taken: k = 64 channels over c = 65536"), "%s", msg);

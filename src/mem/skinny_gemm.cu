@@ -183,16 +183,17 @@ static int sk_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
         return 0;
     }
     /* Hopper: where the sm90 path's 32-pixel tiles of 64 channels, split in two over a cluster,
-     * fill 3/4 to all of the SMs over 32+ k-blocks, they are faster than this family (decode 1..16 x
-     * 4096 x 4096 on an H200: 15.0-15.6 us against 17.0-18.6, fused 15.1-15.7 against 17.3-18.7;
-     * docs/decisions.md "fewest-rows"): leave those to it */
+     * would fill at least 3/4 of the SMs over 32+ k-blocks, the sm90 planner's plans are faster
+     * than this family (decode 1..16 x 4096 x 4096 on an H200: 15.0-15.6 us against 17.0-18.6,
+     * fused 15.1-15.7 against 17.3-18.7; wider N on its row tiles: 1 x 14336 x 4096 34.2 against
+     * 42.3, 8 x 8192 x 8192 39.0 against 48.4; docs/decisions.md "fewest-rows"): leave those to it */
     if (dev->cc_major == 9 && dev->cc_minor == 0 && (p->c + 63) / 64 >= 32) {
         const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 132, units = 2 * ((p->k + 63) / 64);
-        if (4 * units >= 3 * sms && units <= sms) {
+        if (4 * units >= 3 * sms) {
             if (why && why_len)
                 snprintf(why, why_len,
-                         "k = %lld, c = %lld on sm_90: the tensor-core split plans (%lld units on %lld SMs) take "
-                         "few-row problems that fill the SMs",
+                         "k = %lld, c = %lld on sm_90: the tensor-core plans take few-row problems whose split "
+                         "tiles (%lld units on %lld SMs) fill the SMs",
                          (long long)p->k, (long long)p->c, (long long)units, (long long)sms);
             return 0;
         }
