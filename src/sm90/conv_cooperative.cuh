@@ -15,9 +15,10 @@
  *                     the workspace that igemm_sm90_splitk_reduce_kernel sums).
  * TILES: 128x64, 128x128, 128x256 (WM 1, NC 2), 256x64, 256x128 (WM 2, NC 2), 192x128 (WM 1, NC 3:
  *   512 threads, one-wave layers); 64x32 (WM 1, NC 1: 256 threads, no register rebalance) and
- *   128x32 for few-row GEMMs (the whole K per tile, up to 16 small stages in flight; an A box cut to
- *   M's rows where M < BM), with direct stores (32-column epilogue chunks); EPI 0 (y = alpha*acc), 1 (scale/bias/residual, ReLU), 2 (any
- *   activation, out of line); TMA_EPI: y by TMA stores.
+ *   128x32 for few-row GEMMs (the whole K per tile, up to 16 small stages in flight; an A box cut
+ *   to M's rows where M < BM), with direct stores (32-column epilogue chunks); EPI 0 (y =
+ *   alpha*acc), 1 (scale/bias/residual, ReLU), 2 (any activation, out of line); TMA_EPI: y by TMA
+ *   stores.
  * SHARED MEMORY: S stages of BM x 128 B (A) + BN x 128 B (B), NC x ES staging boxes of 64 x 64
  *   16-bit, the barriers (core/ring.cuh).
  * PTX: cp.async.bulk.tensor (im2col and tile loads, tile stores), mbarrier expect_tx /
@@ -40,8 +41,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                                 const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
                                 const __grid_constant__ igemm_sm90_args_t a)
 {
-    static_assert(TP == 0 && !BRES && HROWS == 1 && (NC == 2 || (NC != 2 && WM == 1 && NC >= 1 && NC <= 3)) &&
-                      WM * BN <= 256,
+    static_assert(TP == 0 && !BRES && HROWS == 1 && (NC == 2 || ((NC == 1 || NC == 3) && WM == 1)) && WM * BN <= 256,
                   "cooperative tiles: 64*WM*NC x BN rows of pixels, WM*BN/2 accumulators per thread");
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = 64u * WM * NC * SM90_BK * 2;

@@ -179,10 +179,10 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         st->x_key = p->x;
         st->have_x = 1;
     }
-    /* one M-tile of fewer rows than the tile: the A box (tiled or im2col) cut to M rounded up to 8 rows. The
-     * TMA's zero fill of a box's rows past M costs time: 128 x 32 tiles over the whole K of a
-     * 64-row GEMM ran at 1.7x the time of the same tiles at M = 128 (docs/decisions.md
-     * "narrow-rows"). The stage's rows past the box are stale and feed only unstored rows. */
+    /* one M-tile of fewer rows than the tile: the A box (tiled or im2col) cut to M rounded up to 8
+     * rows. The TMA's zero fill of a box's rows past M costs time: 128 x 32 tiles over the whole K
+     * of a 64-row GEMM ran at 1.7x the time of the same tiles at M = 128 (docs/decisions.md
+     * "tma-oob-rows"). The stage's rows past the box are stale and feed only unstored rows. */
     const int a_rows = !pl->halo && p->gemm_m < pl->bm ? (int)((p->gemm_m + 7) / 8 * 8) : pl->bm;
     if (a_tiled && (!st->have_x || st->x_key != p->x)) {
         const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};

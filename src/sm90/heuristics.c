@@ -22,8 +22,7 @@
  * layer's best tile. Rules after the search replace the pick where measurements said so
  * (heuristics_rules.c: wide tiles, ping-pong, pixels as N, pixels as N in ping-pong, halo rows,
  * split in cluster, narrow whole-K row tiles, pixels as N with split-K in a cluster, the resident
- * filter); here, after
- * them: the ring cap of short fused 1x1 layers, programmatic dependent launch.
+ * filter); here, after them: the ring cap of short fused 1x1 layers, programmatic dependent launch.
  *
  * Hints (igemm_plan_hints_t, experimental) restrict the choice: kernel names the kernel; tile_m,
  * tile_n, consumers and split_k restrict the row tiles (with kernel = AUTO they also keep the
@@ -151,21 +150,20 @@ static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp
         if (nc == 3 && tiles > c->sms && fnc != 3) continue;
         /* 128 x 32 and 64 x 32 (direct stores: 32-column epilogue chunks) only when hinted; the
          * planner takes them through sm90_rule_narrow_rows */
-        if (bn == 32 && fbn != 32) continue;
+        const int narrow = bn == 32; /* 32-column epilogue chunks: no staging boxes, up to 16 stages */
+        if (narrow && fbn != 32) continue;
         for (int split = 1; split <= SM90_MAX_SPLITS; split++) {
-            if (split > 1 && (c->k_iters / split < 4 || pp || (bn % SM90_EPI_COLS != 0 && fsp < 2))) break;
+            if (split > 1 && (c->k_iters / split < 4 || pp || (narrow && fsp < 2))) break;
             const int kbu = (c->k_iters + split - 1) / split; /* k-blocks per unit */
             if (fsp >= 1 && split != fsp) continue;
             if (split > 1 && (double)split * (double)M * (double)N * 4.0 > (double)SM90_MAX_WORKSPACE) break;
             const int64_t units = tiles * split;
             if (units > INT32_MAX / 2) break;
             const int res_ring = sm90_tma_store_bn(c->p, split, bn) && c->p->has_residual ? (pp ? 1 : 2) : 0;
-            /* 32-column-chunk tiles store directly: no staging boxes */
-            const int es = bn % SM90_EPI_COLS != 0 ? 0
-                                                   : sm90_h_epi_slots(bm, wm, bn, nc, res_ring == 1,
-                                                                      (c->k_iters + split - 1) / split, units <= c->sms,
-                                                                      h->staging_boxes, c->smem);
-            const int stages = bn == 32 ? sm90_h_narrow_stages(bm, c->smem) : sm90_h_stages_for(bm, bn, nc, es, c->smem);
+            const int es = narrow ? 0
+                                  : sm90_h_epi_slots(bm, wm, bn, nc, res_ring == 1, kbu, units <= c->sms,
+                                                     h->staging_boxes, c->smem);
+            const int stages = narrow ? sm90_h_narrow_stages(bm, c->smem) : sm90_h_stages_for(bm, bn, nc, es, c->smem);
             if (stages < 2) continue;
             /* 128 x 128: 0.8 was fitted on conv layers of 9-72 k-blocks, where the tile's fixed
              * costs weigh; over long mainloops it runs near the 256 x 128 rate (one wave of

@@ -2,8 +2,8 @@
  * heuristics_rules.c — the sm90 conv planner's rules: after the cost-model search over the row
  * tiles (heuristics.c), each replaces the pick where measurements said so — wide tiles, ping-pong,
  * pixels as N, pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles and
- * pixels as N with split-K in a cluster (few-row problems), the resident filter. Each rule's comment names its measurement in
- * docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
+ * pixels as N with split-K in a cluster (few-row problems), the resident filter. Each rule's
+ * comment names its measurement in docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
  */
 #include "heuristics_rules.h"
 #include "heuristics_smem.h"

@@ -3,8 +3,7 @@
  * over the row tiles, configure()) shares with its rules (heuristics_rules.c: the measured
  * replacements of the search's pick — wide tiles, ping-pong, pixels as N with and without split-K,
  * pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles, the resident
- * filter). Both use the
- * shared-memory budget of heuristics_smem.h. Plain C, host only, private to src/sm90.
+ * filter). Both use the shared-memory budget of heuristics_smem.h. Plain C, host only, private to src/sm90.
  */
 #ifndef IGEMM_SM90_HEURISTICS_RULES_H
 #define IGEMM_SM90_HEURISTICS_RULES_H

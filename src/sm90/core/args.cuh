@@ -85,7 +85,7 @@ typedef struct igemm_sm90_args {
     int32_t rq, rr; /* grid / tiles_n, grid % tiles_n (N-tile n has rq + (n < rr) CTAs) */
     igemm_fastdiv_t fd_grid, fd_tn; /* / grid, / tiles_n */
     /* bytes of an A box where the A map's box is cut to M's rows (one M-tile of M < bm rows:
-     * the TMA's zero fill of rows past M is slow, docs/decisions.md "narrow-rows"); 0: the stage's */
+     * the TMA's zero fill of rows past M is slow, docs/decisions.md "tma-oob-rows"); 0: the stage's */
     int32_t a_tx;
 } igemm_sm90_args_t;
 

@@ -370,8 +370,8 @@ static __device__ __forceinline__ sm90_consumer_t sm90_consumer(const sm90_smem_
 }
 
 /* The row-tile epilogue of one tile (origin m0, n0; this consumer's rows row0 ..): every epilogue
- * chunk (64 columns; 32 where BN is an odd multiple of 32: direct stores) that starts inside N (SKC: only chunk `rank`, the one this CTA finishes), for each of the
- * WM 64-row blocks. Residual: from the staging box (res_ring: TMA-loaded by the residual
+ * chunk (64 columns; 32 where BN is an odd multiple of 32: direct stores) that starts inside N
+ * (SKC: only chunk `rank`, the one this CTA finishes), for each of the WM 64-row blocks. Residual: from the staging box (res_ring: TMA-loaded by the residual
  * producer), from the tile's operand-ring stages (nres > 0: the stage of chunk ch is rstage + ch,
  * lap rphase), or by global loads (direct stores). as/bi: chunk 0's factors on entry (loaded
  * before the mainloop); each chunk loads the next chunk's after its linear pass. Fragment layout
