@@ -8,7 +8,7 @@
  * block, stride 2 and padding (the gather path), every epilogue, fp16 and bf16 in, f16/bf16/f32
  * out; the planner's choice under AUTO (MobileNetV2's projection to 16 channels and a 2-class
  * head take it; a wide 1x1, a 3x3 and a few-row 1x1 do not, and say why); two runs agree bit for
- * bit.
+ * bit. The wide-output kernel (narrow_wide.cuh: c <= 32, 16 < k <= 512, many rows): gpu_narrow_wide_out.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 GPU_SKIP_TEST(gpu_narrow_random)
 GPU_SKIP_TEST(gpu_narrow_planner)
 GPU_SKIP_TEST(gpu_narrow_wide)
+GPU_SKIP_TEST(gpu_narrow_wide_out)
 
 #else /* IGEMM_HAVE_CUDA */
 
@@ -139,6 +140,61 @@ TEST(gpu_narrow_wide)
     igemm_conv2d_desc_t p32 = conv_shape(128, 28, 28, 144, 32, 1, 1, 1, 0, 1, 1, BF, BF);
     REQUIRE(plan_text(&p32, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "k = 32, M = 100352: takes") != NULL, "%s", msg);
+}
+
+/* A random wide-output 1x1 (the wide kernel, narrow_wide.cuh: c <= 32, 16 < k <= 512, at least a
+ * 32-row block per resident warp: ~68k+ output pixels): c of one 32-channel chunk, partial ones; k
+ * of whole 32-channel chunks, a partial last chunk, and k % 8 != 0 (element stores); stride 2 with
+ * padding (the gather path); pixel counts not a multiple of the warp's block; with
+ * run_memory_random's random epilogues (every activation, scale, bias, residual, alpha, beta),
+ * dtypes as gen_narrow. */
+static igemm_conv2d_desc_t gen_wide_out(data_rng_t *g, int it)
+{
+    const int64_t c = 8 * data_rng_int(g, 1, 4);
+    int64_t k;
+    switch (it % 4) {
+    case 0: k = 32 * data_rng_int(g, 1, 4); break;   /* whole chunks */
+    case 1: k = 8 * data_rng_int(g, 3, 20); break;   /* a partial last chunk */
+    case 2: k = data_rng_int(g, 17, 200); break;     /* any k: element stores where k % 8 != 0 */
+    default: k = 8 * data_rng_int(g, 21, 64); break; /* up to 512 channels */
+    }
+    const int strided = it % 5 == 4;
+    const int64_t n = data_rng_int(g, 1, 2);
+    const int64_t h = data_rng_int(g, 250, 300) / n, w = data_rng_int(g, 300, 340); /* 75k+ pixels */
+    const igemm_dtype_t in = it % 2 ? F16 : BF;
+    const igemm_dtype_t out = it % 3 == 1 ? F32 : it % 3 == 2 ? in : (in == F16 ? BF : F16);
+    igemm_conv2d_desc_t d = conv_shape(n, strided ? 2 * h : h, w, c, k, 1, 1, 1, 0, 1, 1, in, out);
+    if (strided) {
+        d.w = 2 * w;
+        d.stride_h = 2, d.stride_w = 2;
+        d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 1;
+    }
+    return d;
+}
+
+TEST(gpu_narrow_wide_out)
+{
+    SKIP_WITHOUT_GPU();
+    run_memory_random(gen_wide_out, 20, 0x9a21, "narrow 1x1, wide output", "narrow 1x1 wide output");
+    /* two runs agree bit for bit: 24 -> 144 with the fused epilogue */
+    data_rng_t g = {test_seed(0x9a22)};
+    igemm_conv2d_desc_t d = conv_shape(2, 190, 190, 24, 144, 1, 1, 1, 0, 1, 1, BF, BF);
+    igemm_epilogue_t e = epilogue_kind(2);
+    check_plan_repeatable(&d, &e, &g, "kernel mem_narrow", "narrow 1x1, wide output");
+
+    /* the planner: MobileNetV2's expansion 16 -> 96 at batch 32 takes it under AUTO; at batch 1
+     * (12544 rows) and from 64 channels (ResNet-50's 64 -> 256) not, and the plan says why */
+    static char msg[4096];
+    igemm_conv2d_desc_t p1 = conv_shape(32, 112, 112, 16, 96, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") && strstr(msg, "wide output (c = 16, k = 96)"), "%s", msg);
+    igemm_conv2d_desc_t p2 = conv_shape(1, 112, 112, 16, 96, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "k = 96, M = 12544: takes") != NULL, "%s", msg);
+    igemm_conv2d_desc_t p3 = conv_shape(32, 56, 56, 64, 256, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p3, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "c = 64, k = 256, M = 100352") != NULL, "%s",
+              msg);
 }
 
 #endif

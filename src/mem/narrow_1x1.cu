@@ -2,8 +2,9 @@
  * narrow_1x1.cu — the narrow 1x1 family (mem_narrow, IGEMM_PATH_MEMORY): 1x1 convs (any stride,
  * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
  * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, with many
- * rows, c <= 160 and k <= 24: MobileNet's projections to 24 channels).
- * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
+ * rows, c <= 160 and k <= 24: MobileNet's projections to 24 channels; and, with many rows, c <= 32
+ * and k <= 512 on the wide-output kernel of narrow_wide.cuh: MobileNet's expansions 16 -> 96, 24 ->
+ * 144). They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
  * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
  * 16-pixel row blocks through mma.sync against it (docs/decisions.md "narrow-1x1").
@@ -56,6 +57,9 @@
 #define NW_WIDE_MAX_K 24   /* per resident warp ("narrow-prefetch": k = 32 slower than the sm90 tiles) */
 #define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
+#define NWW_MAX_C 32       /* the wide kernel (narrow_wide.cuh): 16 < k <= 512 and c <= 32 (at c = 40 even */
+#define NWW_MAX_K 512      /* with the sm90 tiles, at c = 64 1.2-1.8x slower: "narrow-wide"), at least one */
+                           /* 32-row block per resident warp (fewer: slower than the sm90 tiles) */
 
 /* shared-memory row pitch (bytes) of the filter for c32 (C rounded up to 32) channels: 16-byte reads
  * of rows g, g+1 by lanes 8t apart stay conflict-free when the pitch is 64 mod 128 */
@@ -82,9 +86,18 @@ typedef struct nw_args {
 
 typedef struct nw_cfg {
     int ch, kt, mt, pdl;
+    int wide;                  /* 1: narrow_wide_kernel (32-channel output chunks) */
+    int smem_optin;            /* the device's opt-in shared memory per block */
     int64_t grid;
     size_t smem;
 } nw_cfg_t;
+
+/* per-plan host state: the wide kernel's shared-memory limit raised (on the plan's first run) */
+typedef struct nw_state {
+    int smem_attr_done;
+} nw_state_t;
+static_assert(sizeof(nw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "nw_cfg_t must fit the plan's family state");
+static_assert(sizeof(nw_state_t) <= IGEMM_FAMILY_STATE_BYTES, "nw_state_t must fit the plan's host state");
 
 /* Stores v0, v1 at elements idx, idx + 1 of y (idx + 1 only if two); one 4- or 8-byte store where
  * aligned. */
@@ -202,6 +215,8 @@ static __device__ __forceinline__ void nw_load_rows(const nw_args_t &a, uint4 (&
         }
 }
 
+#include "narrow_wide.cuh"
+
 /* CH: 32-channel chunks at most (C <= 32 * CH); KT: 8-channel output tiles at most (K <= 8 * KT);
  * MT: 16-pixel blocks per warp iteration; CPS: CTAs per SM the registers are sized for. The next
  * block's rows are loaded before the current block's MMAs and stores (registers double-buffered),
@@ -286,13 +301,47 @@ __global__ void __launch_bounds__(NW_THREADS, CPS) narrow_kernel(nw_args_t a)
  * 16 pixels. Registers for two 8-warp CTAs per SM with the next block's rows in flight (106-121).
  * The one instance before, (2, 4, 4) without the prefetch, ran one CTA per SM (~185 registers);
  * the instances for k <= 96 / 256 and c <= 256 ran slower than the sm90 tiles and were deleted
- * (decisions.md "narrow-1x1", "narrow-prefetch"). */
-static void nw_instance(int64_t c, int *ch, int *kt, int *mt)
+ * (decisions.md "narrow-1x1", "narrow-prefetch"). Wider outputs: the wide kernel (CH, MT) = (1, 2),
+ * c <= 32 (narrow_wide.cuh; (2, 1) for c <= 64 ran slower than the sm90 tiles, (2, 2) and (4, 1)
+ * spilled: decisions.md "narrow-wide"). */
+static void nw_instance(int64_t c, int wide, int *ch, int *kt, int *mt)
 {
     *kt = 2;
-    if (c <= 32) *ch = 1, *mt = 4;
+    if (wide) *kt = 0, *ch = 1, *mt = 2;
+    else if (c <= 32) *ch = 1, *mt = 4;
     else if (c <= 64) *ch = 2, *mt = 2;
     else *ch = 5, *kt = 4, *mt = 1;
+}
+
+/* the wide kernel's shared memory: the filter's rows (k up to a multiple of 32) at the padded pitch,
+ * the coefficients and the warps' staging */
+static size_t nw_wide_smem(int64_t c, int64_t k)
+{
+    const int64_t k32 = (k + NWW_CHUNK - 1) / NWW_CHUNK * NWW_CHUNK;
+    int ch, kt, mt;
+    nw_instance(c, 1, &ch, &kt, &mt);
+    return (size_t)k32 * (size_t)nw_pitch((c + 31) / 32 * 32) + nww_coef_bytes(k32) + nww_stage_bytes(mt);
+}
+
+/* 1 if p is for the narrow kernel (few output channels), 0 if for the wide kernel, -1 if neither
+ * (reason in why) */
+static int nw_kernel_for(const igemm_conv_params_t *p, const igemm_device_info_t *dev, char *why, size_t why_len)
+{
+    if (p->c <= NW_MAX_C && p->k <= NW_MAX_K) return 1;
+    /* the narrow kernel's wider instance: 16-pixel blocks, at least two per warp of the resident
+     * grid (with fewer, warps idle and nothing is in flight behind a block: slower than the sm90
+     * tiles at M = 25088) */
+    const int64_t warps = (int64_t)NW_WARPS * NW_CTAS_PER_SM * (dev->sm_count > 0 ? dev->sm_count : 1);
+    if (p->c <= NW_WIDE_MAX_C && p->k <= NW_WIDE_MAX_K && p->gemm_m >= 2 * 16 * warps) return 1;
+    /* the wide kernel: few input channels, many output channels, a 32-row block per resident warp */
+    const int64_t wide_rows = (int64_t)32 * warps;
+    if (p->c <= NWW_MAX_C && p->k <= NWW_MAX_K && p->gemm_m >= wide_rows) return 0;
+    if (why && why_len)
+        snprintf(why, why_len, "c = %lld, k = %lld, M = %lld: takes c <= %d and k <= %d, or c <= %d and k <= %d with "
+                 "M >= %lld, or c <= %d and k <= %d with M >= %lld (narrow)",
+                 (long long)p->c, (long long)p->k, (long long)p->gemm_m, NW_MAX_C, NW_MAX_K, NW_WIDE_MAX_C,
+                 NW_WIDE_MAX_K, (long long)(2 * 16 * warps), NWW_MAX_C, NWW_MAX_K, (long long)wide_rows);
+    return -1;
 }
 
 static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
@@ -305,17 +354,7 @@ static int nw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
                      NW_MIN_M);
         return 0;
     }
-    if (p->c <= NW_MAX_C && p->k <= NW_MAX_K) return 1;
-    /* the wider instance: 16-pixel blocks, at least two per warp of the resident grid (with fewer,
-     * warps idle and nothing is in flight behind a block: slower than the sm90 tiles at M = 25088) */
-    const int64_t warps = (int64_t)NW_WARPS * NW_CTAS_PER_SM * (dev->sm_count > 0 ? dev->sm_count : 1);
-    if (p->c <= NW_WIDE_MAX_C && p->k <= NW_WIDE_MAX_K && p->gemm_m >= 2 * 16 * warps) return 1;
-    if (why && why_len)
-        snprintf(why, why_len, "c = %lld, k = %lld, M = %lld: takes c <= %d and k <= %d, or c <= %d and k <= %d with "
-                 "M >= %lld (narrow)",
-                 (long long)p->c, (long long)p->k, (long long)p->gemm_m, NW_MAX_C, NW_MAX_K, NW_WIDE_MAX_C,
-                 NW_WIDE_MAX_K, (long long)(2 * 16 * warps));
-    return 0;
+    return nw_kernel_for(p, dev, why, why_len) >= 0;
 }
 
 static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -323,9 +362,13 @@ static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_dev
 {
     (void)h;
     nw_cfg_t *c = igemm_family_priv(cfg, nw_cfg_t);
-    nw_instance(p->c, &c->ch, &c->kt, &c->mt);
+    const int kind = nw_kernel_for(p, dev, NULL, 0);
+    if (kind < 0) return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "narrow 1x1: configure without support");
+    c->wide = kind == 0;
+    nw_instance(p->c, c->wide, &c->ch, &c->kt, &c->mt);
     const int64_t c32 = (p->c + 31) / 32 * 32;
-    c->smem = (size_t)((p->k + 7) / 8 * 8) * (size_t)nw_pitch(c32);
+    c->smem = c->wide ? nw_wide_smem(p->c, p->k) : (size_t)((p->k + 7) / 8 * 8) * (size_t)nw_pitch(c32);
+    c->smem_optin = dev->smem_optin_per_block;
     const int64_t blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
     const int64_t ctas = (blocks + NW_WARPS - 1) / NW_WARPS;
     const int64_t cap = NW_CTAS_PER_SM * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1);
@@ -333,13 +376,23 @@ static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_dev
     c->pdl = dev->cc_major >= 9 && dev->driver_version >= 12030;
     cfg->workspace_bytes = 0;
     const double bytes = (double)p->gemm_m * (double)(p->c + p->k) * 2.0;
-    snprintf(cfg->desc, sizeof cfg->desc,
-             "narrow 1x1 (c = %lld, k = %lld): the whole filter in shared memory (%zu B), each warp streaming "
-             "blocks of %d pixels through mma.sync m16n8k16 against it (%d x 32-channel chunks, %d x 8 output "
-             "channels), x read once by 16-byte loads and y written once (%.1f MB), fused epilogue; %d warps per "
-             "CTA, grid %lld%s",
-             (long long)p->c, (long long)p->k, c->smem, 16 * c->mt, (int)(c32 / 32), (int)((p->k + 7) / 8),
-             bytes / 1e6, NW_WARPS, (long long)c->grid, c->pdl ? ", programmatic dependent launch" : "");
+    if (c->wide)
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "narrow 1x1, wide output (c = %lld, k = %lld): the whole filter in shared memory (%zu B), each warp "
+                 "streaming blocks of %d pixels through mma.sync m16n8k16 against it (%d x 32-channel input chunks) "
+                 "in %d chunks of 32 output channels, each chunk transposed within lane quads for 16-byte stores, x "
+                 "read once and y written once (%.1f MB), fused epilogue; %d warps per CTA, grid %lld%s",
+                 (long long)p->c, (long long)p->k, c->smem, 16 * c->mt, (int)(c32 / 32),
+                 (int)((p->k + NWW_CHUNK - 1) / NWW_CHUNK), bytes / 1e6, NW_WARPS, (long long)c->grid,
+                 c->pdl ? ", programmatic dependent launch" : "");
+    else
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "narrow 1x1 (c = %lld, k = %lld): the whole filter in shared memory (%zu B), each warp streaming "
+                 "blocks of %d pixels through mma.sync m16n8k16 against it (%d x 32-channel chunks, %d x 8 output "
+                 "channels), x read once by 16-byte loads and y written once (%.1f MB), fused epilogue; %d warps per "
+                 "CTA, grid %lld%s",
+                 (long long)p->c, (long long)p->k, c->smem, 16 * c->mt, (int)(c32 / 32), (int)((p->k + 7) / 8),
+                 bytes / 1e6, NW_WARPS, (long long)c->grid, c->pdl ? ", programmatic dependent launch" : "");
     return IGEMM_STATUS_SUCCESS;
 }
 
@@ -352,13 +405,50 @@ static cudaError_t nw_launch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t
     return cudaLaunchKernelEx(&lc, narrow_kernel<T, CH, KT, MT, NW_CTAS_PER_SM>, *a);
 }
 
-template <typename T>
-static cudaError_t nw_dispatch(const nw_args_t *a, const nw_cfg_t *c, cudaStream_t st)
+/* The wide kernel's launch: its shared-memory limit raised to the device's opt-in maximum on the
+ * plan's first run (one limit per kernel for every plan in the process: a lower one would fail
+ * another live plan of the same instance). */
+template <typename T, int CH, int MT, bool RES, bool CALL, bool V16>
+static cudaError_t nww_launch(const nw_args_t *a, const nw_cfg_t *c, nw_state_t *ns, cudaStream_t st)
 {
-    switch (c->ch * 1000 + c->kt * 10 + c->mt) {
+    void (*kern)(nw_args_t) = narrow_wide_kernel<T, CH, MT, NW_CTAS_PER_SM, RES, CALL, V16>;
+    if (c->smem > 48 * 1024 && !ns->smem_attr_done) {
+        const int lim = c->smem_optin >= (int)c->smem ? c->smem_optin : (int)c->smem;
+        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
+        if (e != cudaSuccess) return e;
+        ns->smem_attr_done = 1;
+    }
+    cudaLaunchConfig_t lc;
+    cudaLaunchAttribute attr;
+    igemm_launch_config_1d(&lc, &attr, (unsigned)c->grid, NW_THREADS, c->smem, st, c->pdl);
+    return cudaLaunchKernelEx(&lc, kern, *a);
+}
+
+/* the wide kernel's epilogue instances: residual, activation out of line, staged 16-byte stores */
+template <typename T, int CH, int MT>
+static cudaError_t nww_launch_epi(const nw_args_t *a, const nw_cfg_t *c, nw_state_t *ns, int v16, cudaStream_t st)
+{
+    const bool call = a->act != IGEMM_ACT_NONE && a->act != IGEMM_ACT_RELU && a->act != IGEMM_ACT_RELU6;
+    switch ((a->has_residual ? 4 : 0) + (call ? 2 : 0) + (v16 ? 1 : 0)) {
+    case 0: return nww_launch<T, CH, MT, false, false, false>(a, c, ns, st);
+    case 1: return nww_launch<T, CH, MT, false, false, true>(a, c, ns, st);
+    case 2: return nww_launch<T, CH, MT, false, true, false>(a, c, ns, st);
+    case 3: return nww_launch<T, CH, MT, false, true, true>(a, c, ns, st);
+    case 4: return nww_launch<T, CH, MT, true, false, false>(a, c, ns, st);
+    case 5: return nww_launch<T, CH, MT, true, false, true>(a, c, ns, st);
+    case 6: return nww_launch<T, CH, MT, true, true, false>(a, c, ns, st);
+    default: return nww_launch<T, CH, MT, true, true, true>(a, c, ns, st);
+    }
+}
+
+template <typename T>
+static cudaError_t nw_dispatch(const nw_args_t *a, const nw_cfg_t *c, nw_state_t *ns, int v16, cudaStream_t st)
+{
+    switch (c->wide * 10000 + c->ch * 1000 + c->kt * 10 + c->mt) {
     case 1024: return nw_launch<T, 1, 2, 4>(a, c, st);
     case 2022: return nw_launch<T, 2, 2, 2>(a, c, st);
     case 5041: return nw_launch<T, 5, 4, 1>(a, c, st);
+    case 11002: return nww_launch_epi<T, 1, 2>(a, c, ns, v16, st);
     }
     return cudaErrorInvalidValue;
 }
@@ -367,7 +457,6 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
                              void *state, void *stream, const igemm_inner_t *inner)
 {
     (void)workspace;
-    (void)state;
     (void)inner;
     const nw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, nw_cfg_t);
     nw_args_t a;
@@ -389,8 +478,13 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.blocks = (p->gemm_m + 16 * c->mt - 1) / (16 * c->mt);
     a.plain = p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 && p->pad_left == 0 && p->p == p->h &&
               p->q == p->w;
-    const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? nw_dispatch<__nv_bfloat16>(&a, c, (cudaStream_t)stream)
-                                                         : nw_dispatch<__half>(&a, c, (cudaStream_t)stream);
+    /* the wide kernel's staged 16-byte stores: 16-bit y, rows of whole 16-byte vectors */
+    const int v16 = p->out_dtype != IGEMM_DTYPE_F32 && p->k % 8 == 0 && (uintptr_t)p->y % 16 == 0 &&
+                    (!p->has_residual || (uintptr_t)p->residual % 4 == 0);
+    nw_state_t *ns = (nw_state_t *)state;
+    const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
+                              ? nw_dispatch<__nv_bfloat16>(&a, c, ns, v16, (cudaStream_t)stream)
+                              : nw_dispatch<__half>(&a, c, ns, v16, (cudaStream_t)stream);
     if (e != cudaSuccess)
         return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "narrow 1x1 launch (M = %lld, c = %lld, k = %lld): %s",
                                (long long)a.m, (long long)p->c, (long long)p->k, cudaGetErrorString(e));
