@@ -91,8 +91,8 @@ TEST(gpu_narrow_planner)
     check_plan_repeatable(&d, &e, &g, "kernel mem_narrow", "narrow 1x1");
 }
 
-/* The wider instance (64 < c <= 160, k <= 24; many rows): c of three to five 32-channel chunks and
- * partial ones, k of one to three 8-channel tiles and odd k, stride 2 with padding (the gather
+/* The wider instance (c <= 160, 16 < k <= 24 or 64 < c; many rows): c of one to five 32-channel
+ * chunks and partial ones, k of one to three 8-channel tiles and odd k, stride 2 with padding (the gather
  * path), every epilogue kind (the residual by 4-byte words where y is 16-bit and k even, element by
  * element otherwise), fp16 / bf16 in, f16 / bf16 / f32 out; MobileNetV2's 144 -> 24 projection at
  * batch 32 takes it under AUTO, with and without its residual; at batch 8, or to 32 channels, not
@@ -107,6 +107,8 @@ TEST(gpu_narrow_wide)
     static const int64_t cases[][6] = {
         {2, 190, 190, 144, 24, 1}, {1, 270, 270, 96, 23, 1}, {3, 160, 160, 160, 24, 1},
         {2, 380, 380, 72, 8, 2},   {1, 275, 266, 136, 17, 1}, {2, 188, 190, 112, 3, 1},
+        /* c <= 64 with 16 < k <= 24 (until session 12 a k <= 16 instance ran them) */
+        {2, 190, 190, 8, 23, 1},   {1, 275, 266, 32, 24, 1},  {2, 190, 190, 64, 20, 1},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < ncases; i++) {
@@ -142,21 +144,20 @@ TEST(gpu_narrow_wide)
     CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "k = 32, M = 100352: takes") != NULL, "%s", msg);
 }
 
-/* A random wide-output 1x1 (the wide kernel, narrow_wide.cuh: c <= 32, 16 < k <= 512, at least a
+/* A random wide-output 1x1 (the wide kernel, narrow_wide.cuh: c <= 32, 24 < k <= 96, at least a
  * 32-row block per resident warp: ~68k+ output pixels): c of one 32-channel chunk, partial ones; k
  * of whole 32-channel chunks, a partial last chunk, and k % 8 != 0 (element stores); stride 2 with
- * padding (the gather path); pixel counts not a multiple of the warp's block; with
- * run_memory_random's random epilogues (every activation, scale, bias, residual, alpha, beta),
- * dtypes as gen_narrow. */
+ * padding (the gather path); pixel counts not a multiple of the warp's block; dtypes as
+ * gen_narrow; with run_memory_random's random epilogues (every activation, scale, bias, residual,
+ * alpha, beta). */
 static igemm_conv2d_desc_t gen_wide_out(data_rng_t *g, int it)
 {
     const int64_t c = 8 * data_rng_int(g, 1, 4);
     int64_t k;
-    switch (it % 4) {
-    case 0: k = 32 * data_rng_int(g, 1, 4); break;   /* whole chunks */
-    case 1: k = 8 * data_rng_int(g, 3, 20); break;   /* a partial last chunk */
-    case 2: k = data_rng_int(g, 17, 200); break;     /* any k: element stores where k % 8 != 0 */
-    default: k = 8 * data_rng_int(g, 21, 64); break; /* up to 512 channels */
+    switch (it % 3) {
+    case 0: k = 32 * data_rng_int(g, 1, 3); break; /* whole chunks */
+    case 1: k = 8 * data_rng_int(g, 5, 11); break; /* a partial last chunk */
+    default: k = data_rng_int(g, 25, 96); break;   /* any k: element stores where k % 8 != 0 */
     }
     const int strided = it % 5 == 4;
     const int64_t n = data_rng_int(g, 1, 2);
@@ -176,14 +177,15 @@ TEST(gpu_narrow_wide_out)
 {
     SKIP_WITHOUT_GPU();
     run_memory_random(gen_wide_out, 20, 0x9a21, "narrow 1x1, wide output", "narrow 1x1 wide output");
-    /* two runs agree bit for bit: 24 -> 144 with the fused epilogue */
+    /* two runs agree bit for bit: 16 -> 96 with the fused epilogue (residual included) */
     data_rng_t g = {test_seed(0x9a22)};
-    igemm_conv2d_desc_t d = conv_shape(2, 190, 190, 24, 144, 1, 1, 1, 0, 1, 1, BF, BF);
+    igemm_conv2d_desc_t d = conv_shape(2, 190, 190, 16, 96, 1, 1, 1, 0, 1, 1, BF, BF);
     igemm_epilogue_t e = epilogue_kind(2);
     check_plan_repeatable(&d, &e, &g, "kernel mem_narrow", "narrow 1x1, wide output");
 
-    /* the planner: MobileNetV2's expansion 16 -> 96 at batch 32 takes it under AUTO; at batch 1
-     * (12544 rows) and from 64 channels (ResNet-50's 64 -> 256) not, and the plan says why */
+    /* the planner: MobileNetV2's expansion 16 -> 96 at batch 32 takes it under AUTO (with a
+     * residual too); at batch 1 (12544 rows), from 64 channels (ResNet-50's 64 -> 256) and to 144
+     * or 192 channels not, and the plan says why */
     static char msg[4096];
     igemm_conv2d_desc_t p1 = conv_shape(32, 112, 112, 16, 96, 1, 1, 1, 0, 1, 1, BF, BF);
     REQUIRE(plan_text(&p1, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
@@ -191,6 +193,18 @@ TEST(gpu_narrow_wide_out)
     igemm_conv2d_desc_t p2 = conv_shape(1, 112, 112, 16, 96, 1, 1, 1, 0, 1, 1, BF, BF);
     REQUIRE(plan_text(&p2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "k = 96, M = 12544: takes") != NULL, "%s", msg);
+    const igemm_epilogue_t er = epilogue_kind(2);
+    igemm_plan_t *plan = NULL;
+    REQUIRE(igemm_plan_create(&plan, &p1, &er, NULL) == IGEMM_STATUS_SUCCESS);
+    snprintf(msg, sizeof msg, "%s", igemm_plan_describe(plan));
+    igemm_plan_destroy(plan);
+    CHECK_MSG(strstr(msg, "wide output (c = 16, k = 96)") != NULL, "%s", msg);
+    igemm_conv2d_desc_t p4 = conv_shape(32, 56, 56, 24, 144, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p4, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "c = 24, k = 144") != NULL, "%s", msg);
+    igemm_conv2d_desc_t p5 = conv_shape(32, 56, 56, 32, 192, 1, 1, 1, 0, 1, 1, BF, BF);
+    REQUIRE(plan_text(&p5, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "c = 32, k = 192") != NULL, "%s", msg);
     igemm_conv2d_desc_t p3 = conv_shape(32, 56, 56, 64, 256, 1, 1, 1, 0, 1, 1, BF, BF);
     REQUIRE(plan_text(&p3, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "kernel mem_narrow") == NULL && strstr(msg, "c = 64, k = 256, M = 100352") != NULL, "%s",

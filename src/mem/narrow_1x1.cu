@@ -3,8 +3,8 @@
  * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
  * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, with many
  * rows, c <= 160 and k <= 24: MobileNet's projections to 24 channels; and, with many rows, c <= 32
- * and k <= 512 on the wide-output kernel of narrow_wide.cuh: MobileNet's expansions 16 -> 96, 24 ->
- * 144). They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
+ * and 24 < k <= 96 on the wide-output kernel of narrow_wide.cuh: MobileNet's expansion 16 -> 96).
+ * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
  * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
  * 16-pixel row blocks through mma.sync against it (docs/decisions.md "narrow-1x1").
@@ -57,9 +57,10 @@
 #define NW_WIDE_MAX_K 24   /* per resident warp ("narrow-prefetch": k = 32 slower than the sm90 tiles) */
 #define NW_CTAS_PER_SM 2   /* the instances' registers allow two CTAs per SM; the grid is that many per SM */
 #define NW_MIN_M 256       /* output rows at least this (fewer: the few-row families) */
-#define NWW_MAX_C 32       /* the wide kernel (narrow_wide.cuh): 16 < k <= 512 and c <= 32 (at c = 40 even */
-#define NWW_MAX_K 512      /* with the sm90 tiles, at c = 64 1.2-1.8x slower: "narrow-wide"), at least one */
-                           /* 32-row block per resident warp (fewer: slower than the sm90 tiles) */
+#define NWW_MAX_C 32       /* the wide kernel (narrow_wide.cuh): c <= 32 (at c = 40 even with the sm90 */
+#define NWW_MAX_K 96       /* tiles, at c = 64 1.2-1.8x slower), 24 < k <= 96 (three 32-channel chunks; */
+                           /* k = 128 / 160 / 256 slower at 100k rows, the fused 24 -> 144 too), at least */
+                           /* one 32-row block per resident warp; decisions.md "narrow-wide" */
 
 /* shared-memory row pitch (bytes) of the filter for c32 (C rounded up to 32) channels: 16-byte reads
  * of rows g, g+1 by lanes 8t apart stay conflict-free when the pitch is 64 mod 128 */
@@ -297,17 +298,18 @@ __global__ void __launch_bounds__(NW_THREADS, CPS) narrow_kernel(nw_args_t a)
 /* ------------------------------------------------------------------ family */
 
 /* The instances (CH, KT, MT, CTAs per SM): c <= 32: (1, 2, 4, 2), 64 pixels per warp iteration;
- * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both; 64 < c <= 160, k <= 24: (5, 4, 1, 2),
- * 16 pixels. Registers for two 8-warp CTAs per SM with the next block's rows in flight (106-121).
+ * c <= 64: (2, 2, 2, 2), 32 pixels; k <= 16 (KT 2) in both; 16 < k <= 24 (any c <= 160): (5, 4, 1, 2),
+ * 16 pixels (until session 12 c <= 64 with 16 < k <= 24 got a KT 2 instance: channels 16+ unwritten). Registers for two 8-warp CTAs per SM with the next block's rows in flight (106-121).
  * The one instance before, (2, 4, 4) without the prefetch, ran one CTA per SM (~185 registers);
  * the instances for k <= 96 / 256 and c <= 256 ran slower than the sm90 tiles and were deleted
  * (decisions.md "narrow-1x1", "narrow-prefetch"). Wider outputs: the wide kernel (CH, MT) = (1, 2),
  * c <= 32 (narrow_wide.cuh; (2, 1) for c <= 64 ran slower than the sm90 tiles, (2, 2) and (4, 1)
  * spilled: decisions.md "narrow-wide"). */
-static void nw_instance(int64_t c, int wide, int *ch, int *kt, int *mt)
+static void nw_instance(int64_t c, int64_t k, int wide, int *ch, int *kt, int *mt)
 {
     *kt = 2;
     if (wide) *kt = 0, *ch = 1, *mt = 2;
+    else if (k > NW_MAX_K) *ch = 5, *kt = 4, *mt = 1; /* the wider instance, whatever c */
     else if (c <= 32) *ch = 1, *mt = 4;
     else if (c <= 64) *ch = 2, *mt = 2;
     else *ch = 5, *kt = 4, *mt = 1;
@@ -319,7 +321,7 @@ static size_t nw_wide_smem(int64_t c, int64_t k)
 {
     const int64_t k32 = (k + NWW_CHUNK - 1) / NWW_CHUNK * NWW_CHUNK;
     int ch, kt, mt;
-    nw_instance(c, 1, &ch, &kt, &mt);
+    nw_instance(c, k, 1, &ch, &kt, &mt);
     return (size_t)k32 * (size_t)nw_pitch((c + 31) / 32 * 32) + nww_coef_bytes(k32) + nww_stage_bytes(mt);
 }
 
@@ -365,7 +367,7 @@ static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_dev
     const int kind = nw_kernel_for(p, dev, NULL, 0);
     if (kind < 0) return igemm_set_error(IGEMM_STATUS_INTERNAL_ERROR, "narrow 1x1: configure without support");
     c->wide = kind == 0;
-    nw_instance(p->c, c->wide, &c->ch, &c->kt, &c->mt);
+    nw_instance(p->c, p->k, c->wide, &c->ch, &c->kt, &c->mt);
     const int64_t c32 = (p->c + 31) / 32 * 32;
     c->smem = c->wide ? nw_wide_smem(p->c, p->k) : (size_t)((p->k + 7) / 8 * 8) * (size_t)nw_pitch(c32);
     c->smem_optin = dev->smem_optin_per_block;
