@@ -32,6 +32,31 @@ static __device__ __noinline__ float igemm_act_dev_noinline(int act, float v, fl
     return igemm_act_dev(act, v, act_param);
 }
 
+/* act over v[0 .. N-1] with the activation of whole networks inline (ReLU, ReLU6: MobileNet; SiLU:
+ * EfficientNet; hardswish: MobileNetV3) and the rest through igemm_act_dev_noinline: one branch on
+ * act per call, not per element (docs/decisions.md "relu6-inline"). */
+template <int N>
+static __device__ __forceinline__ void igemm_act_dev_array(int act, float *v, float act_param)
+{
+    if (act == IGEMM_ACT_NONE) return;
+    if (act == IGEMM_ACT_RELU) {
+#pragma unroll
+        for (int e = 0; e < N; e++) v[e] = fmaxf(v[e], 0.0f);
+    } else if (act == IGEMM_ACT_RELU6) {
+#pragma unroll
+        for (int e = 0; e < N; e++) v[e] = fminf(fmaxf(v[e], 0.0f), 6.0f);
+    } else if (act == IGEMM_ACT_SILU) {
+#pragma unroll
+        for (int e = 0; e < N; e++) v[e] = v[e] / (1.0f + expf(-v[e]));
+    } else if (act == IGEMM_ACT_HARDSWISH) {
+#pragma unroll
+        for (int e = 0; e < N; e++) v[e] = v[e] * (fminf(fmaxf(v[e] + 3.0f, 0.0f), 6.0f) / 6.0f);
+    } else {
+#pragma unroll
+        for (int e = 0; e < N; e++) v[e] = igemm_act_dev_noinline(act, v[e], act_param);
+    }
+}
+
 /* Loads element idx of a tensor of out dtype (residual) as fp32. */
 static __device__ __forceinline__ float igemm_load_out(const void *base, int64_t idx, int dtype)
 {

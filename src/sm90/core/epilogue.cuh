@@ -261,15 +261,8 @@ static __device__ __forceinline__ void sm90_pixn_blocks(const igemm_sm90_args_t 
             }
         }
         /* ReLU: on the packed pairs below */
-        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU) {
-            if (a.act == IGEMM_ACT_RELU6) { /* inline: MobileNet's activation (decisions.md "relu6-inline") */
-#pragma unroll
-                for (int e = 0; e < 4 * NB; e++) v[e] = fminf(fmaxf(v[e], 0.0f), 6.0f);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4 * NB; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
-            }
-        }
+        if (a.act != IGEMM_ACT_NONE && ACT_ANY && a.act != IGEMM_ACT_RELU)
+            igemm_act_dev_array<4 * NB>(a.act, v, a.act_param); /* ReLU6 / SiLU / hardswish inline */
     } else {
 #pragma unroll
         for (int e = 0; e < 4 * NB; e++) v[e] *= a.alpha;
@@ -529,19 +522,15 @@ static __device__ __forceinline__ void sm90_epilogue_rows(const igemm_sm90_args_
                     }
                 }
                 /* pass 2: activation (ReLU inline, on the packed pairs in pass 3 where y
-                 * goes by TMA stores; ReLU6 inline; the others out of line) */
+                 * goes by TMA stores; ReLU6, SiLU, hardswish inline; the others out of line) */
                 if (GENERAL && a.act != IGEMM_ACT_NONE) {
                     if (!ACT_ANY || a.act == IGEMM_ACT_RELU) {
                         if (!TMA_EPI) {
 #pragma unroll
                             for (int e = 0; e < 4 * JJ; e++) v[e] = fmaxf(v[e], 0.0f);
                         }
-                    } else if (a.act == IGEMM_ACT_RELU6) { /* inline ("relu6-inline") */
-#pragma unroll
-                        for (int e = 0; e < 4 * JJ; e++) v[e] = fminf(fmaxf(v[e], 0.0f), 6.0f);
                     } else {
-#pragma unroll
-                        for (int e = 0; e < 4 * JJ; e++) v[e] = igemm_act_dev_noinline(a.act, v[e], a.act_param);
+                        igemm_act_dev_array<4 * JJ>(a.act, v, a.act_param); /* ReLU6 / SiLU / hardswish inline */
                     }
                 }
             }
