@@ -28,4 +28,18 @@ static inline void igemm_launch_config_1d(cudaLaunchConfig_t *lc, cudaLaunchAttr
     lc->numAttrs = pdl ? 1 : 0;
 }
 
+/* Raises kern's dynamic shared-memory limit, once per plan (*done), where the plan needs more than
+ * the 48 KB default: to the device's opt-in maximum smem_optin (smem where that is smaller). The
+ * limit is a process-wide attribute of the kernel, shared by every plan of the instance: raised to
+ * the maximum, never set to one plan's need (a plan needing less would lower it under another's).
+ * Returns cudaSuccess or cudaFuncSetAttribute's error. */
+static inline cudaError_t igemm_raise_smem_limit(const void *kern, size_t smem, int smem_optin, int *done)
+{
+    if (smem <= 48 * 1024 || *done) return cudaSuccess;
+    const int lim = (size_t)smem_optin >= smem ? smem_optin : (int)smem;
+    const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
+    if (e == cudaSuccess) *done = 1;
+    return e;
+}
+
 #endif /* IGEMM_COMMON_LAUNCH_H */

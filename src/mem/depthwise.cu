@@ -543,15 +543,6 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
     return IGEMM_STATUS_SUCCESS;
 }
 
-/* The kernel's dynamic shared-memory limit: a process-wide attribute of the kernel, which plans
- * of the same instance with different tiles share: raised to the device's opt-in maximum, never
- * set to one plan's need (a plan needing less would lower it under another's). */
-static cudaError_t dw_smem_attr(const void *kern, const dw_cfg_t *c)
-{
-    const int lim = (size_t)c->smem_optin >= c->smem ? c->smem_optin : (int)c->smem;
-    return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
-}
-
 /* Launches kern (either kernel of the family) on the plan's grid with block threads, c->smem bytes
  * of dynamic shared memory (the limit raised on the plan's first run) and PDL where the plan has
  * it. */
@@ -559,11 +550,8 @@ template <typename A>
 static cudaError_t dw_launch_kernel(void (*kern)(const A), const A *a, dim3 block, const dw_cfg_t *c, dw_state_t *ds,
                                     cudaStream_t st)
 {
-    if (c->smem > 48 * 1024 && !ds->smem_attr_done) {
-        const cudaError_t e = dw_smem_attr((const void *)kern, c);
-        if (e != cudaSuccess) return e;
-        ds->smem_attr_done = 1;
-    }
+    const cudaError_t e = igemm_raise_smem_limit((const void *)kern, c->smem, c->smem_optin, &ds->smem_attr_done);
+    if (e != cudaSuccess) return e;
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, c->grid_x, 1, c->smem, st, c->pdl);

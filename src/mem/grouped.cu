@@ -450,12 +450,9 @@ template <typename T, int NT, int MT>
 static cudaError_t gt_launch(const gt_args_t *a, const gw_cfg_t *c, gw_state_t *gs, cudaStream_t st)
 {
     void (*kern)(const gt_args_t) = grouped_tiled_kernel<T, NT, MT>;
-    if (c->gt.smem > 48 * 1024 && !gs->smem_attr_done) {
-        const int lim = c->smem_optin >= c->gt.smem ? c->smem_optin : c->gt.smem;
-        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
-        if (e != cudaSuccess) return e;
-        gs->smem_attr_done = 1;
-    }
+    const cudaError_t e =
+        igemm_raise_smem_limit((const void *)kern, (size_t)c->gt.smem, c->smem_optin, &gs->smem_attr_done);
+    if (e != cudaSuccess) return e;
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, (unsigned)c->gt.grid, GT_THREADS, (size_t)c->gt.smem, st, c->pdl);

@@ -382,7 +382,7 @@ static igemm_status_t nw_configure(const igemm_conv_params_t *p, const igemm_dev
         snprintf(cfg->desc, sizeof cfg->desc,
                  "narrow 1x1, wide output (c = %lld, k = %lld): the whole filter in shared memory (%zu B), each warp "
                  "streaming blocks of %d pixels through mma.sync m16n8k16 against it (%d x 32-channel input chunks) "
-                 "in %d chunks of 32 output channels, each chunk transposed within lane quads for 16-byte stores, x "
+                 "in %d chunks of 32 output channels, each chunk staged per warp in shared memory for 16-byte stores, x "
                  "read once and y written once (%.1f MB), fused epilogue; %d warps per CTA, grid %lld%s",
                  (long long)p->c, (long long)p->k, c->smem, 16 * c->mt, (int)(c32 / 32),
                  (int)((p->k + NWW_CHUNK - 1) / NWW_CHUNK), bytes / 1e6, NW_WARPS, (long long)c->grid,
@@ -414,12 +414,8 @@ template <typename T, int CH, int MT, bool RES, bool CALL, bool V16>
 static cudaError_t nww_launch(const nw_args_t *a, const nw_cfg_t *c, nw_state_t *ns, cudaStream_t st)
 {
     void (*kern)(nw_args_t) = narrow_wide_kernel<T, CH, MT, NW_CTAS_PER_SM, RES, CALL, V16>;
-    if (c->smem > 48 * 1024 && !ns->smem_attr_done) {
-        const int lim = c->smem_optin >= (int)c->smem ? c->smem_optin : (int)c->smem;
-        const cudaError_t e = cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, lim);
-        if (e != cudaSuccess) return e;
-        ns->smem_attr_done = 1;
-    }
+    const cudaError_t e = igemm_raise_smem_limit((const void *)kern, c->smem, c->smem_optin, &ns->smem_attr_done);
+    if (e != cudaSuccess) return e;
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr;
     igemm_launch_config_1d(&lc, &attr, (unsigned)c->grid, NW_THREADS, c->smem, st, c->pdl);

@@ -1,8 +1,8 @@
 /*
  * narrow_wide.cuh — the narrow 1x1 family's kernel for wide outputs (included by narrow_1x1.cu,
  * which defines nw_args_t, nw_load_rows and the filter's shared-memory pitch): 1x1 convs and GEMMs
- * of few input channels (c <= 32) and many output channels, bound by writing y (MobileNet /
- * EfficientNet expansions 16 -> 96, 40 -> 240; YOLO's 64 -> 80; ResNet's 64 -> 256).
+ * of few input channels (c <= 32) and many output channels (24 < k <= 96 as the family takes
+ * them), bound by writing y (MobileNet / EfficientNet's expansion 16 -> 96).
  * A tensor-core tile runs them as one short k-block per tile and then a whole tile's epilogue, one
  * CTA per SM (decisions.md "plain-staging-boxes", "cooperative-2cta"); the narrow kernel's 8-channel
  * output tiles held the whole k in registers (one CTA per SM) and stored 4 bytes per lane
