@@ -117,7 +117,7 @@ typedef struct igemm_epilogue {
  * leave them out (NULL) and let the planner choose.
  *
  * A hint restricts the planner's choice; 0 in any field means "the planner decides". kernel
- * names one sm90 (Hopper) kernel: only it may take the problem, and plan creation fails with
+ * names one kernel (sm90 Hopper kernels, or one of the depthwise family's): only it may take the problem, and plan creation fails with
  * NOT_SUPPORTED (the message says why) if it cannot. The other fields are honoured by the
  * kernels they describe and ignored by the rest (the general and direct paths ignore all);
  * with kernel = AUTO, a tile, consumer or split hint keeps the row-tile kernels (cooperative,
@@ -139,8 +139,12 @@ typedef enum igemm_kernel {
     IGEMM_KERNEL_SPLIT_CLUSTER = 6,     /* "split_cluster": a 2-CTA cluster per 128x128 tile,
                                            each CTA half of K */
     IGEMM_KERNEL_STEM_ROWS = 7,         /* "stem_rows": c <= 4, stride_w 2 (image stems) */
-    IGEMM_KERNEL_FOLD = 8               /* "fold": c % 8 != 0: taps folded into channels, then the
+    IGEMM_KERNEL_FOLD = 8,              /* "fold": c % 8 != 0: taps folded into channels, then the
                                            kernels above on the folded problem */
+    IGEMM_KERNEL_DEPTHWISE_TILED = 9,   /* "depthwise_tiled": depthwise convs (path MEMORY), a
+                                           thread per channel pair, fp32 FMA (filter widths 3, 5, 7) */
+    IGEMM_KERNEL_DEPTHWISE_MMA = 10     /* "depthwise_mma": depthwise convs (path MEMORY) on
+                                           mma.sync (block-diagonal B; up to 50 taps) */
 } igemm_kernel_t;
 
 typedef struct igemm_plan_hints {

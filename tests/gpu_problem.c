@@ -87,6 +87,8 @@ const char *kernel_says(int kernel)
     case IGEMM_KERNEL_SPLIT_CLUSTER: return "split-K 2 over a 2-CTA cluster";
     case IGEMM_KERNEL_STEM_ROWS: return "stem rows:";
     case IGEMM_KERNEL_FOLD: return "fold ";
+    case IGEMM_KERNEL_DEPTHWISE_TILED: return "tiled; persistent";
+    case IGEMM_KERNEL_DEPTHWISE_MMA: return "mma.sync";
     }
     return "";
 }

@@ -454,9 +454,10 @@ TEST(api_hints_parse_every_key)
     CHECK_EQ_INT(igemm_plan_hints_parse("filter_resident=no,pdl=1,grid=auto", &h), IGEMM_STATUS_SUCCESS);
     CHECK(h.filter_resident == -1 && h.pdl == 1 && h.grid == 0);
     /* every kernel by name and by number; a later key wins */
-    static const char *const kernels[9] = {"auto", "cooperative", "pingpong", "pixels_n", "pixels_n_pingpong",
-                                           "halo_rows", "split_cluster", "stem_rows", "fold"};
-    for (int k = 0; k < 9; k++) {
+    static const char *const kernels[11] = {"auto",          "cooperative", "pingpong",        "pixels_n",
+                                            "pixels_n_pingpong", "halo_rows", "split_cluster",   "stem_rows",
+                                            "fold",          "depthwise_tiled", "depthwise_mma"};
+    for (int k = 0; k < 11; k++) {
         char text[64];
         snprintf(text, sizeof text, "kernel=%s", kernels[k]);
         CHECK_MSG(igemm_plan_hints_parse(text, &h) == IGEMM_STATUS_SUCCESS && h.kernel == k, "%s: %s, kernel %d", text,
@@ -466,6 +467,8 @@ TEST(api_hints_parse_every_key)
                   igemm_last_error(), h.kernel);
     }
     CHECK_EQ_INT(IGEMM_KERNEL_FOLD, 8);
+    CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_TILED, 9);
+    CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_MMA, 10);
 }
 
 TEST(api_hints_parse_errors)
@@ -481,7 +484,7 @@ TEST(api_hints_parse_errors)
     CHECK_STATUS_MSG(igemm_plan_hints_parse("split_k=2x", &h), IGEMM_STATUS_INVALID_VALUE, "split_k");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=warp", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK(strstr(igemm_last_error(), "warp") != NULL);
-    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=9", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=11", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=-1", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128x", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
@@ -523,7 +526,7 @@ TEST(api_hints_validated_by_plan_create)
         int bad;
         const char *needle;
     } fields[] = {
-        {offsetof(igemm_plan_hints_t, kernel), 9, "hints.kernel = 9"},
+        {offsetof(igemm_plan_hints_t, kernel), 11, "hints.kernel = 11"},
         {offsetof(igemm_plan_hints_t, tile_m), -1, "hints.tile_m = -1"},
         {offsetof(igemm_plan_hints_t, tile_n), 4097, "hints.tile_n = 4097"},
         {offsetof(igemm_plan_hints_t, consumers), -2, "hints.consumers = -2"},

@@ -2,9 +2,10 @@
  * test_depthwise.c — the depthwise family (src/mem/depthwise.cu, IGEMM_PATH_MEMORY): convs of
  * groups = c = k. On the GPU (gpu_problem.h says what every check checks: guards, poisoned y,
  * unchanged inputs, tolerances): random depthwise convs forced onto the path — the compiled
- * windows (3x3, 5x5, 7x7 at stride_w 1 and 2: the tiled kernel, every fourth on a grid of 1-3
- * CTAs) and the generic instance (other filters, strides 3,
- * dilations, 1xS and Rx1), paddings, output columns that are not a multiple of the strip, channel
+ * the compiled windows (3x3, 5x5, 7x7 at stride_w 1 and 2) forced onto the tiled kernel
+ * (kernel=depthwise_tiled) or the mma kernel (kernel=depthwise_mma), the other filters of at most
+ * 50 taps on the mma kernel by the planner's choice (any stride and dilation), every fourth on a
+ * grid of 1-3 CTAs, and the strip kernel's generic instance (filters of more than 50 taps), paddings, output columns that are not a multiple of the strip, channel
  * counts of 8..320 (several channel blocks, partial ones), every epilogue, fp16 and bf16 in,
  * f16/bf16/f32 out; the planner's choice under AUTO (depthwise convs take it, a grouped conv with
  * two channels per group and c % 8 != 0 do not, and say why); two runs agree bit for bit.
@@ -30,7 +31,8 @@ GPU_SKIP_TEST(gpu_depthwise_plans_share_kernel)
 #define BF IGEMM_DTYPE_BF16
 #define F32 IGEMM_DTYPE_F32
 
-/* a random depthwise conv; it % 3 == 0: outside the compiled windows (the generic instance) */
+/* a random depthwise conv; it % 3 == 0: outside the compiled windows (it % 6 == 0: over 50 taps,
+ * the strip kernel's generic instance) */
 static igemm_conv2d_desc_t gen_dw(data_rng_t *g, int it)
 {
     static const int fast_s[3] = {3, 5, 7};
@@ -38,6 +40,7 @@ static igemm_conv2d_desc_t gen_dw(data_rng_t *g, int it)
     int64_t r, s, sh, sw, dh = 1, dw = 1;
     if (generic) {
         r = data_rng_int(g, 1, 9), s = data_rng_int(g, 1, 9);
+        if (it % 6 == 0) r = data_rng_int(g, 7, 9), s = data_rng_int(g, 8, 9); /* 56+ taps */
         sh = data_rng_int(g, 1, 3), sw = data_rng_int(g, 1, 3);
         dh = data_rng_int(g, 1, 2), dw = data_rng_int(g, 1, 2);
         if (s == 3 || s == 5 || s == 7) dw = 2; /* keep it off the compiled windows */
@@ -71,18 +74,21 @@ TEST(gpu_depthwise_random)
     data_rng_t g = {test_seed(0xd3e1)};
     run_stats_t st;
     memset(&st, 0, sizeof st);
-    int kinds = 0; /* 1: a compiled window ran, 2: the generic instance ran */
+    int kinds = 0; /* 1: the tiled kernel ran, 2: the strip kernel's generic instance, 4: the mma kernel */
     for (int it = 0; it < 150 && st.failed < 5; it++) {
         const igemm_conv2d_desc_t d = gen_dw(&g, it);
         igemm_epilogue_t e;
         gen_epilogue(&g, &e);
         const int fast = (d.s == 3 || d.s == 5 || d.s == 7) && d.stride_w <= 2 && d.dil_w == 1;
-        kinds |= fast ? 1 : 2;
-        /* every fourth: the tiled kernel's persistent grid capped at 1-3 CTAs (each CTA many
-         * tiles, both buffers in turn, the weights restaged when the channel block changes) */
+        const int tiled = fast && (it / 3) % 2 == 1, strip = d.r * d.s > 50;
+        kinds |= tiled ? 1 : strip ? 2 : 4;
+        /* every fourth: the persistent grid capped at 1-3 CTAs (each CTA many tiles, both buffers
+         * in turn, the weights restaged when the channel block changes) */
         igemm_plan_hints_t h = igemm_plan_hints_default();
         if (it % 4 == 3) h.grid = (int)data_rng_int(&g, 1, 3);
-        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, fast ? "tiled; persistent" : "generic taps", &g, &st, 0);
+        if (fast) h.kernel = tiled ? IGEMM_KERNEL_DEPTHWISE_TILED : IGEMM_KERNEL_DEPTHWISE_MMA;
+        const char *want = tiled ? "tiled; persistent" : strip ? "generic taps" : "mma.sync";
+        const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, want, &g, &st, 0);
         REQUIRE(rc >= 0);
     }
     fprintf(stdout, "  depthwise: %d configs ran, %d failed, worst err/tol %.3f (f32 out %.3f)\n",
@@ -90,7 +96,7 @@ TEST(gpu_depthwise_random)
     CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 150);
     CHECK_EQ_INT(st.failed, 0);
     CHECK_EQ_INT(st.refused, 0);
-    CHECK_EQ_INT(kinds, 3);
+    CHECK_EQ_INT(kinds, 7);
 }
 
 TEST(gpu_depthwise_planner)
@@ -134,39 +140,44 @@ TEST(gpu_depthwise_plans_share_kernel)
         problem_free(&pb);
         return;
     }
-    igemm_plan_t *plan[2] = {NULL, NULL};
-    static const char *const hints[2] = {"tile_n=64,rows_per_tile=16,tile_m=512", "tile_n=64,rows_per_tile=8,tile_m=256"};
-    for (int i = 0; i < 2; i++) {
-        igemm_plan_hints_t h;
-        REQUIRE(igemm_plan_hints_parse(hints[i], &h) == IGEMM_STATUS_SUCCESS);
-        igemm_plan_options_t o = igemm_plan_options_default();
-        o.path = IGEMM_PATH_MEMORY;
-        o.hints = &h;
-        const igemm_status_t st = igemm_plan_create(&plan[i], &d, &e, &o);
-        CHECK_MSG(st == IGEMM_STATUS_SUCCESS, "hints %s: %s", hints[i], igemm_last_error());
-        if (st != IGEMM_STATUS_SUCCESS) goto done;
-        const char *desc = igemm_plan_describe(plan[i]);
-        CHECK_MSG(strstr(desc, "tiled; persistent") != NULL, "%s", desc);
-    }
-    /* the two tiles' shared memory, from the descriptions: different, both over 48 KB */
-    {
-        size_t b[2] = {0, 0};
+    /* the tiled kernel's plans, then the mma kernel's */
+    for (int kern = 0; kern < 2; kern++) {
+        igemm_plan_t *plan[2] = {NULL, NULL};
+        static const char *const hints[2][2] = {
+            {"kernel=depthwise_tiled,tile_n=64,rows_per_tile=16,tile_m=512", "kernel=depthwise_tiled,tile_n=64,rows_per_tile=8,tile_m=256"},
+            {"kernel=depthwise_mma,tile_n=64,rows_per_tile=12,tile_m=480", "kernel=depthwise_mma,tile_n=64,rows_per_tile=8,tile_m=320"}};
         for (int i = 0; i < 2; i++) {
-            const char *m = strstr(igemm_plan_describe(plan[i]), " B of shared memory");
-            const char *q = m;
-            while (q && q > igemm_plan_describe(plan[i]) && q[-1] >= '0' && q[-1] <= '9') q--;
-            if (q) b[i] = (size_t)strtoull(q, NULL, 10);
+            igemm_plan_hints_t h;
+            REQUIRE(igemm_plan_hints_parse(hints[kern][i], &h) == IGEMM_STATUS_SUCCESS);
+            igemm_plan_options_t o = igemm_plan_options_default();
+            o.path = IGEMM_PATH_MEMORY;
+            o.hints = &h;
+            const igemm_status_t st = igemm_plan_create(&plan[i], &d, &e, &o);
+            CHECK_MSG(st == IGEMM_STATUS_SUCCESS, "hints %s: %s", hints[kern][i], igemm_last_error());
+            if (st != IGEMM_STATUS_SUCCESS) goto done;
+            const char *desc = igemm_plan_describe(plan[i]);
+            CHECK_MSG(strstr(desc, kern ? "mma.sync" : "tiled; persistent") != NULL, "%s", desc);
         }
-        CHECK_MSG(b[0] > b[1] && b[1] > 48 * 1024, "shared memory %zu and %zu B", b[0], b[1]);
+        /* the two tiles' shared memory, from the descriptions: different, both over 48 KB */
+        {
+            size_t b[2] = {0, 0};
+            for (int i = 0; i < 2; i++) {
+                const char *m = strstr(igemm_plan_describe(plan[i]), " B of shared memory");
+                const char *q = m;
+                while (q && q > igemm_plan_describe(plan[i]) && q[-1] >= '0' && q[-1] <= '9') q--;
+                if (q) b[i] = (size_t)strtoull(q, NULL, 10);
+            }
+            CHECK_MSG(b[0] > b[1] && b[1] > 48 * 1024, "shared memory %zu and %zu B", b[0], b[1]);
+        }
+        static const int order[3] = {0, 1, 0};
+        for (int i = 0; i < 3; i++) {
+            const igemm_status_t rs = problem_run(&pb, plan[order[i]], NULL);
+            CHECK_MSG(rs == IGEMM_STATUS_SUCCESS, "run %d (plan %d): %s", i, order[i], igemm_last_error());
+            if (rs == IGEMM_STATUS_SUCCESS) CHECK_EQ_INT((int)problem_check(&pb, "dw shared kernel", NULL), 0);
+        }
+    done:
+        for (int i = 0; i < 2; i++) igemm_plan_destroy(plan[i]);
     }
-    static const int order[3] = {0, 1, 0};
-    for (int i = 0; i < 3; i++) {
-        const igemm_status_t rs = problem_run(&pb, plan[order[i]], NULL);
-        CHECK_MSG(rs == IGEMM_STATUS_SUCCESS, "run %d (plan %d): %s", i, order[i], igemm_last_error());
-        if (rs == IGEMM_STATUS_SUCCESS) CHECK_EQ_INT((int)problem_check(&pb, "dw shared kernel", NULL), 0);
-    }
-done:
-    for (int i = 0; i < 2; i++) igemm_plan_destroy(plan[i]);
     problem_free(&pb);
 }
 

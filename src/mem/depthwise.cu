@@ -66,6 +66,9 @@ typedef struct dw_cfg {
     int th, ns, in_rows, in_cols, cb, np, groups, pitch, chunk_pitch, tile_off, threads;
     int total;                             /* work items: tiles x channel blocks */
     igemm_fastdiv_t fd_taps, fd_tq, fd_tp, fd_cblocks, fd_cv, fd_cols; /* dwt_args_t's divisors, made at plan time */
+    int mma;                               /* the mma kernel (depthwise_mma.cuh; tiles as above, OWT 1), with: */
+    int tp, units;                         /* tap pairs compiled (5, 13, 25), 16-pixel units per tile */
+    igemm_fastdiv_t fd_tw;                 /* the tile's output columns */
 } dw_cfg_t;
 static_assert(sizeof(dw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "dw_cfg_t must fit the plan's family state");
 
@@ -335,6 +338,7 @@ static __device__ __forceinline__ float2 dw_unpack2(uint32_t u)
 }
 
 #include "depthwise_tiled.cuh"
+#include "depthwise_mma.cuh"
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
@@ -355,6 +359,14 @@ static int dw_cbv(const igemm_conv_params_t *p, int smem_optin)
     return cbv;
 }
 
+/* The mma kernel's compiled tap pairs for this filter: 5 (at most 10 taps: 3x3, 1x7, 3x1, ...),
+ * 13 (5x5), 25 (7x7), 0 for filters of more than 50 taps. */
+static int dwm_tap_pairs(const igemm_conv_params_t *p)
+{
+    const int64_t taps = p->r * p->s;
+    return taps <= 10 ? 5 : taps <= 26 ? 13 : taps <= 50 ? 25 : 0;
+}
+
 static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                        char *why, size_t why_len)
 {
@@ -362,7 +374,8 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     do {                                                                                                \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                        \
     } while (0)
-    if (h->kernel || h->consumers || h->split_k || h->stages || h->staging_boxes ||
+    if ((h->kernel && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED && h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA) ||
+        h->consumers || h->split_k || h->stages || h->staging_boxes ||
         h->filter_resident || h->fold_rows || h->stem_prepass) {
         DW_WHY("plan hints name sm90 settings");
         return 0;
@@ -380,10 +393,21 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
         DW_WHY("c = %lld: needs c %% 8 == 0 (16-byte channel vectors)", (long long)p->c);
         return 0;
     }
-    if ((h->tile_m || h->tile_n || h->rows_per_tile) && !dw_fast_s(p)) {
+    const int mma_ok = dwm_tap_pairs(p) > 0 && dev->cc_major >= 8;
+    if (h->kernel == IGEMM_KERNEL_DEPTHWISE_MMA && !mma_ok) {
+        DW_WHY("hints.kernel = depthwise_mma: takes filters of at most 50 taps on compute capability >= 8.0; r x s = "
+               "%lldx%lld, device %d.%d", (long long)p->r, (long long)p->s, dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    if (h->kernel == IGEMM_KERNEL_DEPTHWISE_TILED && !dw_fast_s(p)) {
+        DW_WHY("hints.kernel = depthwise_tiled: takes filter widths 3, 5, 7 (stride_w 1, 2; dil_w 1); s = %lld, "
+               "stride_w = %lld, dil_w = %lld", (long long)p->s, (long long)p->stride_w, (long long)p->dil_w);
+        return 0;
+    }
+    if ((h->tile_m || h->tile_n || h->rows_per_tile) && !dw_fast_s(p) && !mma_ok) {
         DW_WHY("tile hints (tile_m, tile_n, rows_per_tile) take the tiled kernel's filter widths 3, 5, 7 (stride_w 1, 2; "
-               "dil_w 1); s = %lld, stride_w = %lld, dil_w = %lld", (long long)p->s, (long long)p->stride_w,
-               (long long)p->dil_w);
+               "dil_w 1) or the mma kernel's filters of at most 50 taps; %lldx%lld, stride_w = %lld, dil_w = %lld",
+               (long long)p->r, (long long)p->s, (long long)p->stride_w, (long long)p->dil_w);
         return 0;
     }
     if ((size_t)p->r * p->s * 8 * sizeof(float) > (size_t)dev->smem_optin_per_block) {
@@ -393,6 +417,99 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     }
     return 1;
 #undef DW_WHY
+}
+
+/* The mma kernel's configuration (c->tp set): the channel block cb (a multiple of 8 up to 64: a
+ * warp per 8-channel chunk and unit, 8 / (cb / 8) warps per chunk up to cb = 32, one beyond) and the tile (th output rows x tw output columns) of least estimated time:
+ * per SM, its CTAs' items (tiles x channel blocks over a grid of SMs x resident CTAs) times an
+ * item's time, the larger of its issue time (the window copy's instructions, and per 16-pixel unit
+ * a ldmatrix + mma per tap pair and the epilogue; the slowest warp of the CTA bounds the item) and
+ * its DRAM time (the window with its halo, the output; at ~15 B per cycle per SM), slowed where
+ * fewer than 16 warps per SM hide the latency. Hints: tile_n fixes cb, rows_per_tile th, tile_m
+ * the tile's pixels (th x tw). Returns 0 where no tile fits in shared memory twice, the items do
+ * not fit 31 bits or an image has 2^31 elements or more. */
+static int dwm_choose(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                      dw_cfg_t *c)
+{
+    const int64_t R = p->r, S = p->s, sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, dwl = p->dil_w;
+    const int64_t smem_sm = (int64_t)dev->smem_optin_per_block + 1024;
+    const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 132;
+    const int64_t pairs = (R * S + 1) / 2;
+    const int64_t ybytes = p->out_dtype == IGEMM_DTYPE_F32 ? 4 : 2;
+    const int regs_occ = c->tp <= 5 ? 4 : 2; /* DWM_MIN_BLOCKS */
+    if (p->h * p->w * p->c >= ((int64_t)1 << 31) || p->p * p->q * p->c >= ((int64_t)1 << 31)) return 0;
+    double best = -1.0;
+    for (int cb = 8; cb <= 64; cb += 8) {
+        if (h->tile_n ? cb != h->tile_n : cb > p->c) continue;
+        /* a warp per chunk and 16-pixel unit: 8 / nch warps per chunk (one from 5 chunks on) */
+        const int nch = cb / 8, wpc = nch <= 4 ? 8 / nch : 1, threads = 32 * nch * wpc;
+        const int64_t cblocks = (p->c + cb - 1) / cb;
+        for (int64_t th = 1; th <= 64 && th <= p->p; th++) {
+            if (h->rows_per_tile && th != h->rows_per_tile) continue;
+            for (int64_t tw = 1; tw <= 128 && tw <= p->q; tw++) {
+                const int64_t npix = th * tw, units = (npix + 15) / 16;
+                if (h->tile_m ? npix != h->tile_m : npix > 1024) continue;
+                /* at least one unit per warp where the output has them */
+                if (units < wpc && units < (p->p * p->q + 15) / 16 && !h->tile_m && !h->rows_per_tile) continue;
+                const int64_t in_rows = (th - 1) * sh + (R - 1) * dh + 1, in_cols = (tw - 1) * sw + (S - 1) * dwl + 1;
+                /* the row pitch such that the unit's next pixels, sh rows on, continue the bank pattern */
+                const int64_t base = nch * in_cols;
+                int64_t pitch16 = base;
+                for (int64_t pad = 0; pad < 8; pad++)
+                    if ((sh * (base + pad) - tw * sw) % 8 == 0) {
+                        pitch16 = base + pad;
+                        break;
+                    }
+                const int64_t smem = 2 * in_rows * pitch16 * 16;
+                if (smem > dev->smem_optin_per_block) continue;
+                int64_t occ = smem_sm / (smem + 1024);
+                if (occ > regs_occ) occ = regs_occ;
+                const int64_t total = p->n * ((p->p + th - 1) / th) * ((p->q + tw - 1) / tw) * cblocks;
+                if (total >= ((int64_t)1 << 31)) continue;
+                int64_t grid = total < sms * occ ? total : sms * occ;
+                if (grid > cblocks) grid -= grid % cblocks;
+                const int64_t per_cta = (total + grid - 1) / grid;
+                const int64_t ctas_sm = (grid + sms - 1) / sms;
+                /* an item: its warp instructions (the copy ~10 per 16-byte chunk and 32 lanes; a unit 2
+                 * per tap pair + 40) over 4 schedulers at ~60% issue, one warp's chain of units (~10
+                 * cycles per mma, 80 for the epilogue), its DRAM bytes at ~15 per cycle; the SM's
+                 * CTAs share the first and the last */
+                const double copy = 10.0 * (double)(in_rows * in_cols * nch) / 32.0;
+                const double issue_all = copy + (double)(units * nch) * (2.0 * (double)pairs + 40.0);
+                const double chain = copy / (threads / 32) + (double)((units + wpc - 1) / wpc) * (10.0 * (double)pairs + 80.0);
+                /* (8-channel blocks copy half sectors: counted as 1.5x the bytes where c > 8) */
+                const double bytes = (double)(in_rows * in_cols * cb * 2) * (cb == 8 && p->c > 8 ? 1.5 : 1.0) +
+                                     (double)(npix * cb * ybytes);
+                double item = (double)ctas_sm * issue_all / 2.4;
+                if (chain > item) item = chain;
+                if ((double)ctas_sm * bytes / 15.0 > item) item = (double)ctas_sm * bytes / 15.0;
+                double hide = (double)(ctas_sm * threads / 32) / 16.0;
+                if (hide > 1.0) hide = 1.0;
+                const double t = ((double)per_cta * item + 2000.0) / hide;
+                if (best < 0.0 || t < best) {
+                    best = t;
+                    c->cb = cb, c->np = cb / 2, c->groups = wpc, c->threads = threads;
+                    c->th = (int)th, c->ns = (int)tw, c->in_rows = (int)in_rows, c->in_cols = (int)in_cols;
+                    c->chunk_pitch = (int)(in_cols * 16), c->pitch = (int)(pitch16 * 16);
+                    c->tile_off = 0, c->smem = (size_t)smem;
+                    c->grid_x = (unsigned)grid;
+                    c->units = (int)units;
+                }
+            }
+        }
+    }
+    if (best < 0.0) return 0;
+    c->owt = 1, c->grid_y = 1;
+    const int64_t tq = (p->q + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th, cblocks = (p->c + c->cb - 1) / c->cb;
+    c->total = (int)(p->n * tp * tq * cblocks);
+    c->fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
+    c->fd_tq = igemm_fastdiv_make((int32_t)tq);
+    c->fd_tp = igemm_fastdiv_make((int32_t)tp);
+    c->fd_cblocks = igemm_fastdiv_make((int32_t)cblocks);
+    c->fd_cv = igemm_fastdiv_make(c->cb / 8);
+    c->fd_cols = igemm_fastdiv_make(c->in_cols);
+    c->fd_tw = igemm_fastdiv_make(c->ns);
+    return 1;
 }
 
 /* The tiled kernel's configuration for a compiled window (c->s_t, c->sw set): the channel block
@@ -494,13 +611,31 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
     c->smem_optin = dev->smem_optin_per_block;
     c->pdl = h->pdl >= 0 && dev->cc_major >= 9 && dev->driver_version >= 12030;
     cfg->workspace_bytes = 0;
-    c->tiled = c->s_t && dwt_choose(p, dev, h, c);
-    if (!c->tiled && (h->tile_m || h->tile_n || h->rows_per_tile))
+    /* the tiled kernel for its compiled windows (filter widths 3, 5, 7 at stride_w 1, 2, dil_w 1:
+     * measured faster than the mma kernel there, decisions.md "depthwise-mma"); the mma kernel for
+     * the other filters of at most 50 taps (any stride and dilation; 1.5x the strip kernel) or
+     * when the hint names it; the strip kernel for the rest */
+    c->tiled = h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA && c->s_t && dwt_choose(p, dev, h, c);
+    c->tp = !c->tiled && dev->cc_major >= 8 && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED ? dwm_tap_pairs(p) : 0;
+    c->mma = c->tp && dwm_choose(p, dev, h, c);
+    if (!c->mma && !c->tiled && (h->tile_m || h->tile_n || h->rows_per_tile || h->kernel))
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
-                               "depthwise: hints tile_m = %d, tile_n = %d, rows_per_tile = %d: no tile of that shape "
-                               "(output rows x 7- or 8-column strips x channels, a multiple of 8 up to 64) fits %d B of "
-                               "shared memory twice",
-                               h->tile_m, h->tile_n, h->rows_per_tile, dev->smem_optin_per_block);
+                               "depthwise: hints kernel = %d, tile_m = %d, tile_n = %d, rows_per_tile = %d: no tile of "
+                               "that shape (output rows x columns x channels: a multiple of 8 up to 64) fits %d B of shared memory twice",
+                               h->kernel, h->tile_m, h->tile_n, h->rows_per_tile, dev->smem_optin_per_block);
+    if (c->mma) {
+        if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): mma.sync; persistent CTAs over tiles of "
+                 "%d output rows x %d columns x %d channels, each tile's %dx%d input window copied to shared memory "
+                 "(cp.async, zero-filled padding, the next tile's copy in flight), a warp per 8-channel chunk and "
+                 "16-pixel unit: per tap pair a ldmatrix of the window (implicit im2col) and an m16n8k16 MMA with the "
+                 "taps' block-diagonal filter (fp32 accumulation), fused epilogue; %zu B of shared memory, grid %u%s",
+                 (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
+                 (long long)p->dil_w, c->th, c->ns, c->cb, c->in_rows, c->in_cols, c->smem, c->grid_x,
+                 c->pdl ? ", programmatic dependent launch" : "");
+        return IGEMM_STATUS_SUCCESS;
+    }
     if (c->tiled) {
         if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
         snprintf(cfg->desc, sizeof cfg->desc,
@@ -587,6 +722,13 @@ static cudaError_t dwt_launch(const dwt_args_t *a, const dw_cfg_t *c, dw_state_t
     return dw_launch_kernel(kern, a, dim3((unsigned)c->threads, 1, 1), c, ds, st);
 }
 
+template <typename T>
+static cudaError_t dwm_dispatch(const dwt_args_t *a, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
+{
+    void (*kern)(const dwt_args_t) = c->tp == 5 ? dwm_kernel<T, 5> : c->tp == 13 ? dwm_kernel<T, 13> : dwm_kernel<T, 25>;
+    return dw_launch_kernel(kern, a, dim3((unsigned)c->threads, 1, 1), c, ds, st);
+}
+
 template <typename T, typename T2>
 static cudaError_t dwt_dispatch(const igemm_conv_params_t *p, const dw_cfg_t *c, dw_state_t *ds, cudaStream_t st)
 {
@@ -598,6 +740,8 @@ static cudaError_t dwt_dispatch(const igemm_conv_params_t *p, const dw_cfg_t *c,
     a.tile_off = c->tile_off, a.buf_bytes = c->in_rows * c->pitch, a.total = c->total;
     a.fd_taps = c->fd_taps, a.fd_tq = c->fd_tq, a.fd_tp = c->fd_tp, a.fd_cblocks = c->fd_cblocks;
     a.fd_cv = c->fd_cv, a.fd_cols = c->fd_cols;
+    a.units = c->units, a.fd_tw = c->fd_tw;
+    if (c->mma) return dwm_dispatch<T>(&a, c, ds, st);
     switch (c->s_t * 10 + c->sw) {
     case 31: return dwt_launch<T, T2, 3, 1>(&a, c, ds, st);
     case 32: return dwt_launch<T, T2, 3, 2>(&a, c, ds, st);
@@ -613,7 +757,7 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
 {
     (void)workspace, (void)inner;
     const dw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, dw_cfg_t);
-    if (c->tiled) {
+    if (c->tiled || c->mma) {
         const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
                                   ? dwt_dispatch<__nv_bfloat16, __nv_bfloat162>(p, c, (dw_state_t *)state, (cudaStream_t)stream)
                                   : dwt_dispatch<__half, __half2>(p, c, (dw_state_t *)state, (cudaStream_t)stream);

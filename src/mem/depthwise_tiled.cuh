@@ -49,6 +49,8 @@ typedef struct dwt_args {
     int tile_off;            /* byte offset of the two input buffers (after the fp32 weights) */
     int buf_bytes;           /* bytes per input buffer (in_rows * pitch) */
     int total;               /* work items: tiles x channel blocks */
+    int units;               /* (the mma kernel) 16-pixel units per tile: ceil(th * ns / 16) */
+    igemm_fastdiv_t fd_tw;   /* (the mma kernel) the tile's output columns, ns (OWT = 1) */
     igemm_fastdiv_t fd_cblocks, fd_tq, fd_tp; /* channel blocks, column tiles per output row band, row tiles per image */
     igemm_fastdiv_t fd_cv, fd_cols, fd_taps; /* 16-byte chunks per position (cb / 8), in_cols, r * s */
 } dwt_args_t;
@@ -151,17 +153,15 @@ static __device__ __forceinline__ dwt_lane_t dwt_lane_make(const dwt_args_t &a)
     return l;
 }
 
-/* Issues the cp.async copies of work item w's input window into the buffer at shared address
- * buf (16-byte chunks; zero outside the input and past c) and commits them as one group. */
-template <int SW, int OWT>
-static __device__ __forceinline__ void dwt_load(const dwt_args_t &a, const dwt_lane_t &l, int w, uint32_t buf)
+/* Issues the cp.async copies of the input window of image n whose first row is ih0, first column
+ * iw0, first channel c0 (a.in_rows x a.in_cols positions x a.cb channels) into the buffer at shared
+ * address buf ([row][16-byte chunk][column]; zero outside the input and past c) and commits them
+ * as one group. Shared by the tiled and the mma kernels. */
+static __device__ __forceinline__ void dwt_copy_window(const dwt_args_t &a, const dwt_lane_t &l, int64_t n, int ih0,
+                                                       int iw0, int c0, uint32_t buf)
 {
     const igemm_conv_params_t &p = a.p;
-    int cblk;
-    int64_t n, oh0, ow0;
-    dwt_item<OWT>(a, w, cblk, n, oh0, ow0);
     /* 32-bit offsets inside the image (the planner's condition: h * w * c < 2^31) */
-    const int ih0 = (int)(oh0 * p.stride_h - p.pad_top), iw0 = (int)(ow0 * SW - p.pad_left), c0 = cblk * a.cb;
     const int cv = a.fd_cv.d, H = (int)p.h, W = (int)p.w, C = (int)p.c, WC = W * C;
     const uint16_t *x = (const uint16_t *)p.x, *xn = x + n * p.h * p.w * p.c + c0;
     if (l.rstep) { /* one (column, chunk) per thread, its rows */
@@ -188,6 +188,16 @@ static __device__ __forceinline__ void dwt_load(const dwt_args_t &a, const dwt_l
         }
     }
     cp_async_commit_group();
+}
+
+/* Issues the copies of work item w's input window into the buffer at shared address buf. */
+template <int SW, int OWT>
+static __device__ __forceinline__ void dwt_load(const dwt_args_t &a, const dwt_lane_t &l, int w, uint32_t buf)
+{
+    int cblk;
+    int64_t n, oh0, ow0;
+    dwt_item<OWT>(a, w, cblk, n, oh0, ow0);
+    dwt_copy_window(a, l, n, (int)(oh0 * a.p.stride_h - a.p.pad_top), (int)(ow0 * SW - a.p.pad_left), cblk * a.cb, buf);
 }
 
 /* Persistent: CTA b takes work items b, b + gridDim.x, ... (an item: a tile of one channel
