@@ -4,7 +4,7 @@
 # validated — all C tests, racecheck / memcheck of the mma kernel forced and planned — then the
 # other filters (dilated, 7x1, stride 2 dilated) against the build before (out/old.tgz, HEAD 431b257:
 # the strip kernel), interleaved, two reps; ncu of both kernels on two layers (why the mma kernel is
-# slower in the streaming regime); the Python tests last.
+# slower in the streaming regime). (The Python tests were left out: the device time was short.)
 tar xzf out/bin.tgz
 mkdir -p out/old && tar xzf out/old.tgz -C out/old
 export LD_LIBRARY_PATH=$PWD/build
@@ -53,6 +53,3 @@ for layer in a b; do
   done
 done
 echo "ncu done ($(( $(date +%s) - t0 )) s)" >> "$L"
-make torchop > /tmp/to.log 2>&1 || tail -3 /tmp/to.log >> "$L"
-IGEMM_LIBRARY=$PWD/build/libigemm.so PYTHONPATH=$PWD/python timeout 200 python3 -m pytest -q -x python/tests > "$OUT/py.log" 2>&1
-echo "python rc=$?: $(tail -1 "$OUT/py.log") ($(( $(date +%s) - t0 )) s)" >> "$L"
