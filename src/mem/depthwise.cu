@@ -110,6 +110,22 @@ static int dw_cbv(const igemm_conv_params_t *p, int smem_optin)
     return cbv;
 }
 
+/* The tiled and mma kernels' items and divisors, once per plan (not per run), for a chosen tile
+ * (c->th rows x c->ns column units, c->cb channels, c->in_cols window columns) over an output of
+ * qunits column units (strips of the tiled kernel, columns of the mma kernel); grid_y 1. */
+static void dw_tile_divisors(const igemm_conv_params_t *p, int64_t qunits, dw_cfg_t *c)
+{
+    const int64_t tq = (qunits + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th, cblocks = (p->c + c->cb - 1) / c->cb;
+    c->grid_y = 1;
+    c->total = (int)(p->n * tp * tq * cblocks);
+    c->fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
+    c->fd_tq = igemm_fastdiv_make((int32_t)tq);
+    c->fd_tp = igemm_fastdiv_make((int32_t)tp);
+    c->fd_cblocks = igemm_fastdiv_make((int32_t)cblocks);
+    c->fd_cv = igemm_fastdiv_make(c->cb / 8);
+    c->fd_cols = igemm_fastdiv_make(c->in_cols);
+}
+
 /* The mma kernel's compiled tap pairs for this filter: 5 (at most 10 taps: 3x3, 1x7, 3x1, ...),
  * 13 (5x5), 25 (7x7), 0 for filters of more than 50 taps. */
 static int dwm_tap_pairs(const igemm_conv_params_t *p)
@@ -250,15 +266,8 @@ static int dwm_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
         }
     }
     if (best < 0.0) return 0;
-    c->owt = 1, c->grid_y = 1;
-    const int64_t tq = (p->q + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th, cblocks = (p->c + c->cb - 1) / c->cb;
-    c->total = (int)(p->n * tp * tq * cblocks);
-    c->fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
-    c->fd_tq = igemm_fastdiv_make((int32_t)tq);
-    c->fd_tp = igemm_fastdiv_make((int32_t)tp);
-    c->fd_cblocks = igemm_fastdiv_make((int32_t)cblocks);
-    c->fd_cv = igemm_fastdiv_make(c->cb / 8);
-    c->fd_cols = igemm_fastdiv_make(c->in_cols);
+    c->owt = 1;
+    dw_tile_divisors(p, p->q, c);
     c->fd_tw = igemm_fastdiv_make(c->ns);
     return 1;
 }
@@ -340,16 +349,8 @@ static int dwt_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
         }
     }
     if (best < 0.0) return 0;
-    c->owt = OWT, c->grid_y = 1;
-    /* the kernel's divisors, once per plan (not per run) */
-    const int64_t tq = (qstrips + c->ns - 1) / c->ns, tp = (p->p + c->th - 1) / c->th, cblocks = (p->c + c->cb - 1) / c->cb;
-    c->total = (int)(p->n * tp * tq * cblocks);
-    c->fd_taps = igemm_fastdiv_make((int32_t)(p->r * p->s));
-    c->fd_tq = igemm_fastdiv_make((int32_t)tq);
-    c->fd_tp = igemm_fastdiv_make((int32_t)tp);
-    c->fd_cblocks = igemm_fastdiv_make((int32_t)cblocks);
-    c->fd_cv = igemm_fastdiv_make(c->cb / 8);
-    c->fd_cols = igemm_fastdiv_make(c->in_cols);
+    c->owt = OWT;
+    dw_tile_divisors(p, qstrips, c);
     return 1;
 }
 

@@ -112,11 +112,7 @@ __global__ void __launch_bounds__(DWM_THREADS, DWM_MIN_BLOCKS(TP)) dwm_kernel(co
                 }
             }
             const int ch = ch0 + 2 * i;
-            if (ch < (int)p.c) {
-                sa = p.has_scale ? make_float2(__ldg(p.scale + ch), __ldg(p.scale + ch + 1)) : make_float2(1.0f, 1.0f);
-                sa.x *= p.alpha, sa.y *= p.alpha;
-                bi = p.has_bias ? make_float2(__ldg(p.bias + ch), __ldg(p.bias + ch + 1)) : make_float2(0.0f, 0.0f);
-            }
+            if (ch < (int)p.c) dwt_pair_coef(p, ch, sa, bi);
             cur_cblk = cblk;
         }
         cp_async_wait_group<1>(); /* this item's copy (the next one's may still fly) */

@@ -118,6 +118,15 @@ static __device__ __forceinline__ void dwt_epilogue(const igemm_conv_params_t &p
     }
 }
 
+/* The epilogue coefficients of channel pair ch, ch + 1: sa = alpha * scale, bi = bias (two 4-byte
+ * loads each: they are only 4-byte aligned). Shared by the tiled and the mma kernels. */
+static __device__ __forceinline__ void dwt_pair_coef(const igemm_conv_params_t &p, int64_t ch, float2 &sa, float2 &bi)
+{
+    sa = p.has_scale ? make_float2(__ldg(p.scale + ch), __ldg(p.scale + ch + 1)) : make_float2(1.0f, 1.0f);
+    sa.x *= p.alpha, sa.y *= p.alpha;
+    bi = p.has_bias ? make_float2(__ldg(p.bias + ch), __ldg(p.bias + ch + 1)) : make_float2(0.0f, 0.0f);
+}
+
 /* Work item w (< items in all; channel blocks fastest: the CTAs running at once read whole pixels
  * of neighbouring tiles) as its channel block cblk and tile origin (image n, first output
  * row oh0, first output column ow0). */
@@ -245,10 +254,8 @@ __global__ void __launch_bounds__(DWT_THREADS, DWT_MIN_BLOCKS(S_T)) dwt_kernel(c
 #endif
         const int64_t ch = c0 + 2 * pi;
         if (g < a.groups && ch < p.c) {
-            /* (scale and bias: two 4-byte loads each, they are only 4-byte aligned); alpha folded in */
-            float2 sa = p.has_scale ? make_float2(__ldg(p.scale + ch), __ldg(p.scale + ch + 1)) : make_float2(1.0f, 1.0f);
-            sa.x *= p.alpha, sa.y *= p.alpha;
-            const float2 bi = p.has_bias ? make_float2(__ldg(p.bias + ch), __ldg(p.bias + ch + 1)) : make_float2(0.0f, 0.0f);
+            float2 sa, bi;
+            dwt_pair_coef(p, ch, sa, bi);
             /* this pair in the buffer: its chunk row, its 4 bytes of each 16-byte chunk; a column
              * is 16 bytes on (compile-time offsets below) */
             const char *tile = smem + a.tile_off + (k & 1) * a.buf_bytes + (pi >> 2) * a.chunk_pitch + (pi & 3) * 4;
