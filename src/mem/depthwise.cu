@@ -255,7 +255,7 @@ static int dwm_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
                 const double t = ((double)per_cta * item + 2000.0) / hide;
                 if (best < 0.0 || t < best) {
                     best = t;
-                    c->cb = cb, c->np = cb / 2, c->groups = wpc, c->threads = threads;
+                    c->cb = cb, c->threads = threads; /* (warps per chunk: the kernel derives them) */
                     c->th = (int)th, c->ns = (int)tw, c->in_rows = (int)in_rows, c->in_cols = (int)in_cols;
                     c->chunk_pitch = (int)(in_cols * 16), c->pitch = (int)(pitch16 * 16);
                     c->tile_off = 0, c->smem = (size_t)smem;
