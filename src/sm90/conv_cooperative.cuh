@@ -24,6 +24,11 @@
  * PTX: cp.async.bulk.tensor (im2col and tile loads, tile stores), mbarrier expect_tx /
  *   try_wait.parity, wgmma.mma_async / fence / commit_group / wait_group, stmatrix, ldmatrix,
  *   elect.sync, setmaxnreg, prefetch.tensormap, fence.proxy.async, bar.sync, griddepcontrol.
+ * GROUPED (GW > 0; sm90.h sm90_group_tile, docs/decisions.md "sm90-grouped"): the tile's output
+ *   channels are whole groups (a slab of several in one k-block, or part of one group); the producer
+ *   reads the input channels of the tile's groups and, for slabs, one filter box per group at its
+ *   channel offset (a block-diagonal B); the consumers' wgmmas run per window of GW columns over
+ *   the k16 steps of the window's groups (m64nGWk16).
  * Template parameters are the instance table's (instances/list.txt); TP, BRES and HROWS must be
  * 0, false, 1 here.
  */
@@ -35,7 +40,7 @@
 #include "core/producer.cuh"
 #include "core/setup.cuh"
 
-template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS>
+template <int DT, int BN, int WM, int EPI, bool TMA_EPI, int NC, int TP, bool BRES, int HROWS, int GW = 0>
 __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     igemm_sm90_conv_cooperative(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
                                 const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
@@ -48,6 +53,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     constexpr uint32_t EBOX = SM90_EPI_BUF_BYTES;
     constexpr bool GENERAL = EPI > 0;  /* scale/bias/residual/activation (else y = alpha * acc) */
     constexpr bool ACT_ANY = EPI == 2; /* activations besides ReLU (out of line) */
+    constexpr bool GRP = GW > 0;       /* grouped conv: the tile's groups' channels, wgmma windows of GW */
+    static_assert(!GRP || (TMA_EPI && BN % (GRP ? GW : 1) == 0), "grouped instances: TMA stores, windows splitting BN");
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const int S = a.stages;
     const int ES = a.epi_slots;
@@ -55,7 +62,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
     const int unit0 = (int)blockIdx.x, unit_step = (int)gridDim.x;
 
     /* ------------------------------------------------ set-up: barriers, the first k-blocks */
-    sm90_setup<BN, false, false, true, A_STAGE>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC), unit0);
+    sm90_setup<BN, false, false, true, A_STAGE, GRP>(a, &tmap_x, &tmap_w, c, S, ES, NC, SM90_CONSUMER_ARRIVALS(NC), unit0);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
@@ -63,8 +70,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
         if constexpr (NC > 1) ptx_setmaxnreg_dec<SM90_PRODUCER_REGS>(); /* one consumer: no rebalance */
         const int pwarp = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
         if (pwarp == 0)
-            sm90_produce_tiles<BN, false, TMA_EPI && GENERAL, 64, A_STAGE>(a, &tmap_x, &tmap_w, &tmap_r, c, S, unit0,
-                                                                         unit_step);
+            sm90_produce_tiles<BN, false, TMA_EPI && GENERAL, 64, A_STAGE, GRP>(a, &tmap_x, &tmap_w, &tmap_r, c, S,
+                                                                              unit0, unit_step);
         return;
     }
 
@@ -95,7 +102,7 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
             sm90_chunk_factors<SM90_EPI_CW(BN) / 8>(a, (int64_t)n0 + 2 * (C.lane & 3), (int64_t)n0 + SM90_EPI_CW(BN), as,
                                                     bi);
 
-        const int prev = sm90_mainloop_rows<DT, BN, WM, A_STAGE, false>(acc, c, ring, S, nk, row0, C.lane);
+        const int prev = sm90_mainloop_rows<DT, BN, WM, A_STAGE, false, GRP ? GW : BN>(acc, c, ring, S, nk, row0, C.lane);
         /* the tile's operand-ring residual stages follow its k-blocks (rstage/rphase the first):
          * the epilogue waits on each at its chunk and releases it once read */
         const int rstage = ring.stage;

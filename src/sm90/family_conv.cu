@@ -48,6 +48,10 @@
  *   {c0, s, r, n0}: a BN x 64 K-major tile whose channels >= C read zero (a 2-D {RSC, K}
  *   map would instead read the next tap's channels there).
  *
+ * GROUPS (groups > 1, the cooperative GW instances: sm90.h sm90_group_tile): the filter map's C
+ *   is c / groups (KRSC of one group's channels); a tile's A boxes start at input channel
+ *   (n0 / kg) * cg; slabs load one filter box of kg rows per group at channel -j * cg.
+ *
  * ASSUMPTIONS: run() is only called with x, w, y and residual 16-byte aligned (the planner
  *   falls back to the general path otherwise), on the device the plan was made for.
  */
@@ -211,11 +215,13 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
         st->have_x = 1;
     }
     const int skc = pl->kernel == IGEMM_KERNEL_SPLIT_CLUSTER;
-    const int w_rows = bn;
+    /* grouped slabs: one box of kg rows per group (sm90.h sm90_group_tile) */
+    const int w_rows = pl->g_boxes > 1 ? (int)p->kg : bn;
     if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {
-        const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
-        const uint64_t strides[3] = {(uint64_t)p->c * 2, (uint64_t)(p->s * p->c * 2),
-                                     (uint64_t)(p->r * p->s * p->c * 2)};
+        /* KRSC with C = c / groups (= c without groups) */
+        const uint64_t dims[4] = {(uint64_t)p->cg, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
+        const uint64_t strides[3] = {(uint64_t)p->cg * 2, (uint64_t)(p->s * p->cg * 2),
+                                     (uint64_t)(p->r * p->s * p->cg * 2)};
         const uint32_t box[4] = {SM90_BK, 1, 1, (uint32_t)w_rows};
         st->have_w = 0;
         rc = igemm_tmap_encode_tiled(&st->tmap_w, p->in_dtype, p->filter, 4, dims, strides, box,
@@ -252,13 +258,13 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     a.dil_h = (int32_t)p->dil_h;
     a.dil_w = (int32_t)p->dil_w;
     a.filter_s = (int32_t)p->s;
-    a.c_blocks = (int32_t)((p->c + SM90_BK - 1) / SM90_BK);
+    a.c_blocks = (int32_t)((p->cg + SM90_BK - 1) / SM90_BK); /* of a group's channels (c without groups) */
     a.k_iters = (int32_t)(p->r * p->s * a.c_blocks);
     a.bm = pl->bm;
     a.res_ring = tma_store && p->has_residual && general ? pl->res_mode : 0;
     a.epi_slots = pl->epi_slots; /* sm90_epi_slots() of this plan, as its smem_bytes counted */
     a.tiles_m = (int32_t)((p->gemm_m + pl->bm - 1) / pl->bm);
-    a.tiles_n = (int32_t)((p->gemm_n + bn - 1) / bn);
+    a.tiles_n = (int32_t)((p->k + bn - 1) / bn); /* over all groups' output channels */
     a.num_tiles = a.tiles_m * a.tiles_n;
     a.splits = pl->split_k > 1 ? pl->split_k : 1;
     a.num_units = a.num_tiles * a.splits;
@@ -301,10 +307,17 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     a.stages = pl->stages;
     a.a_tx = a_rows < pl->bm ? a_rows * SM90_BK * 2 : 0;
     igemm_sm90_args_epilogue(p, &a);
-    a.vec4 = (p->gemm_n % 4) == 0;
-    a.vec2 = (p->gemm_n % 2) == 0;
+    a.gemm_n = p->k; /* y's columns: every group's (p->gemm_n is one group's) */
+    a.vec4 = (p->k % 4) == 0;
+    a.vec2 = (p->k % 2) == 0;
     a.a_tiled = a_tiled;
-    a.sb_vec2 = p->gemm_n % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
+    a.sb_vec2 = p->k % 2 == 0 && ((uintptr_t)p->scale & 7u) == 0 && ((uintptr_t)p->bias & 7u) == 0;
+    if (pl->gw > 0) {
+        a.g_cg = (int32_t)p->cg;
+        a.g_kg = (int32_t)p->kg;
+        a.g_boxes = pl->g_boxes;
+        a.fd_kg = igemm_fastdiv_make((int32_t)p->kg);
+    }
     a.workspace = reduce ? (float *)workspace : NULL;
     cudaError_t e;
     if (!st->smem_attr_done) {

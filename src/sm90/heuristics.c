@@ -24,6 +24,8 @@
  * split in cluster, narrow whole-K row tiles, pixels as N with split-K in a cluster, the resident
  * filter); here, after them: the ring cap of short fused 1x1 layers, programmatic dependent launch.
  *
+ * Grouped convs (groups > 1): heuristics_grouped.c (supports' last check, configure's first).
+ *
  * Hints (igemm_plan_hints_t, experimental) restrict the choice: kernel names the kernel; tile_m,
  * tile_n, consumers and split_k restrict the row tiles (with kernel = AUTO they also keep the
  * planner to the row-tile kernels); stages caps the ring; staging_boxes, grid, pdl,
@@ -54,10 +56,6 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
     }
     if (dev->cc_major != 9 || dev->cc_minor != 0) {
         SM90_WHY("device cc %d.%d: the TMA/wgmma kernels are built for sm_90a only", dev->cc_major, dev->cc_minor);
-        return 0;
-    }
-    if (p->groups != 1) {
-        SM90_WHY("groups = %lld: the TMA im2col path takes groups == 1 only", (long long)p->groups);
         return 0;
     }
     if (p->in_dtype != IGEMM_DTYPE_F16 && p->in_dtype != IGEMM_DTYPE_BF16) {
@@ -116,6 +114,7 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);
         return 0;
     }
+    if (p->groups != 1) return sm90_grouped_supports(p, h, why, why_len); /* heuristics_grouped.c */
     return 1;
 }
 
@@ -206,6 +205,7 @@ static const char *kernel_name(int k)
 igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                          const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
+    if (p->groups != 1) return sm90_grouped_configure(p, dev, h, cfg); /* heuristics_grouped.c */
     sm90_plan_t *pl = igemm_family_priv(cfg, sm90_plan_t);
     ctx_t c;
     c.p = p;
@@ -390,6 +390,7 @@ void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const sm90_plan_
     key->rows = pl->halo ? pl->halo : 1;
     key->tma = sm90_tma_store_bn(p, pl->split_k, pl->bn);
     key->epi = general ? sm90_epi_kind(p) : 0;
+    key->gw = pl->gw;
     /* the direct-store row tiles have instances 0 and 2 only; split pixels as N all three */
     if (!key->tma && key->epi == 1 && !(pl->pixels_n && pl->split_k > 1)) key->epi = 2;
 }

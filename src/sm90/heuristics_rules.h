@@ -49,4 +49,9 @@ int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_narrow_rows(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_t units, int64_t max_ctas);
 
+/* heuristics_grouped.c: grouped convs on the cooperative kernel (sm90.h sm90_group_tile). */
+int sm90_grouped_supports(const igemm_conv_params_t *p, const igemm_plan_hints_t *h, char *why, size_t why_len);
+igemm_status_t sm90_grouped_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                                      const igemm_plan_hints_t *h, igemm_family_config_t *cfg);
+
 #endif /* IGEMM_SM90_HEURISTICS_RULES_H */

@@ -23,6 +23,7 @@ typedef struct sm90_instance { /* (struct tag: sm90.h declares it) */
     int ks;       /* stem rows: k16 steps per filter row */
     int tma;      /* y by TMA stores */
     int epi;      /* epilogue kind (0, 1, 2: sm90_epi_kind) */
+    int gw;       /* grouped convs: the wgmma window (sm90.h sm90_group_tile); 0 without groups */
     const void *fn;
 } sm90_instance_t;
 

@@ -58,7 +58,43 @@ typedef struct sm90_plan {
     int threads;       /* threads per CTA */
     size_t smem_bytes; /* dynamic shared memory per CTA */
     int smem_limit;    /* the device's opt-in maximum (the kernel's attribute is raised to it) */
+    int gw;            /* grouped conv (groups > 1): the wgmma window width (core/mma.cuh); 0: groups == 1 */
+    int g_boxes;       /* grouped conv: filter boxes per ring stage (groups per tile; 1: the tile in one group) */
 } sm90_plan_t;
+
+/* Grouped convs (groups > 1) on the cooperative 128 x BN tiles: which tile, wgmma window and filter
+ * boxes take the group widths cg = c/g, kg = k/g (docs/decisions.md "sm90-grouped"). Two forms:
+ *   slabs    cg in {8, 16, 32}: a 64-channel k-block holds gb = 64 / cg groups' channels of one
+ *            tap, the tile their gb * kg = BN output channels (64 or 128); the filter stage is gb
+ *            boxes of kg rows, box j at channel -j*cg (its other channels read zero: a
+ *            block-diagonal B); the consumers' wgmmas run per window of gw columns over the k16
+ *            steps of the window's channels (gw = kg, or 2*kg for cg = 8: a k16 step spans two
+ *            groups), so only the zero blocks of a window are multiplied.
+ *   whole    kg a multiple of 64: each tile lies in one group (BN = 128 where kg allows, else
+ *            64); the k-blocks walk the group's cg channels (ceil(cg / 64) per tap; channels past
+ *            cg in the A box meet zero filter channels).
+ * Returns 1 and sets *bn, *gw (the window; = BN where the whole tile is one window) and *boxes,
+ * or 0 (no form: the grouped memory family or the general path takes it). The (BN, gw) pairs are
+ * the instances of list.txt: (64, 16), (64, 32), (64, 64), (128, 64), (128, 128). */
+static inline int sm90_group_tile(const igemm_conv_params_t *p, int *bn, int *gw, int *boxes)
+{
+    const int64_t cg = p->cg, kg = p->kg;
+    if (p->groups <= 1 || cg % 8 != 0 || kg % 8 != 0) return 0;
+    if (cg <= 32 && 64 % cg == 0) {
+        const int64_t gb = 64 / cg, t = gb * kg, w = cg == 8 ? 2 * kg : kg;
+        if ((t == 64 && (w == 16 || w == 32 || w == 64)) || (t == 128 && (w == 64 || w == 128))) {
+            *bn = (int)t, *gw = (int)w, *boxes = (int)gb;
+            return 1;
+        }
+    }
+    if (kg % 64 == 0) {
+        *bn = kg % 128 == 0 ? 128 : 64;
+        *gw = *bn;
+        *boxes = 1;
+        return 1;
+    }
+    return 0;
+}
 
 /* 1 if y is written by TMA stores: y of the input dtype, row pitch k*2 a multiple of 16 B, no split. */
 static inline int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)

@@ -87,6 +87,11 @@ typedef struct igemm_sm90_args {
     /* bytes of an A box where the A map's box is cut to M's rows (one M-tile of M < bm rows:
      * the TMA's zero fill of rows past M is slow, docs/decisions.md "tma-oob-rows"); 0: the stage's */
     int32_t a_tx;
+    /* grouped convs (the GRP instances; sm90.h sm90_group_tile): the tile at column n0 reads the
+     * input channels from (n0 / g_kg) * g_cg (fd_kg: / g_kg); g_boxes filter boxes of g_kg rows
+     * per stage, box j at channel -j * g_cg (1: one box of BN rows, as without groups) */
+    int32_t g_cg, g_kg, g_boxes;
+    igemm_fastdiv_t fd_kg;
 } igemm_sm90_args_t;
 
 /* Host side: a's epilogue fields (alpha, beta, activation, scale/bias/residual flags and

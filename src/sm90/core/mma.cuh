@@ -22,7 +22,7 @@
 template <int DT, int BN>
 static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(BN == 32 || BN == 56 || BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
+    static_assert(BN == 16 || BN == 32 || BN == 56 || BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
                   "no wgmma form for BN");
     if constexpr (DT == IGEMM_DTYPE_BF16) {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_bf16_ss(acc, da, db, scale_d);
@@ -33,6 +33,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 32) ptx_wgmma_m64n32k16_f32_bf16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 16) ptx_wgmma_m64n16k16_f32_bf16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_bf16_ss(acc, da, db, scale_d);
     } else {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_f16_ss(acc, da, db, scale_d);
@@ -43,6 +44,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 32) ptx_wgmma_m64n32k16_f32_f16_ss(acc, da, db, scale_d);
+        else if constexpr (BN == 16) ptx_wgmma_m64n16k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
     }
 }
@@ -51,7 +53,7 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
  * row0 .. row0 + 64 * WM of each A stage; BRES: the filter of k-block it in resident slot it.
  * Leaves the last k-block's wgmma group in flight; returns its stage (released by the caller
  * after wait_group 0). lane: the releasing lane is 0. */
-template <int DT, int BN, int WM, uint32_t A_STAGE, bool BRES>
+template <int DT, int BN, int WM, uint32_t A_STAGE, bool BRES, int GW = BN>
 static __device__ __forceinline__ int sm90_mainloop_rows(float (&acc)[WM][BN / 2], const sm90_smem_t &c,
                                                          sm90_ring_t &ring, int S, int nk, int row0, int lane)
 {
@@ -67,12 +69,33 @@ static __device__ __forceinline__ int sm90_mainloop_rows(float (&acc)[WM][BN / 2
 #pragma unroll
             for (int j = 0; j < BN / 2; j++) wgmma_fence_operand(acc[i][j]);
         ptx_wgmma_fence();
+        if constexpr (GW == BN) {
 #pragma unroll
-        for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
+            for (int kk = 0; kk < SM90_BK / 16; kk++) /* +32 B per k16 step = +2 encoded */
 #pragma unroll
-            for (int i = 0; i < WM; i++)
-                sm90_wgmma<DT, BN>(acc[i], wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk, db + 2u * kk,
-                                   (it > 0 || kk > 0) ? 1 : 0);
+                for (int i = 0; i < WM; i++)
+                    sm90_wgmma<DT, BN>(acc[i], wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk, db + 2u * kk,
+                                       (it > 0 || kk > 0) ? 1 : 0);
+        } else {
+            /* grouped slabs (sm90.h sm90_group_tile): window v = output columns v*GW .. of the tile
+             * (filter rows v*GW .., +GW*128 B each: whole 1024 B swizzle atoms) times the k16 steps
+             * of its groups' channels, KW per window; its accumulators are the columns' registers
+             * of the m64nBN fragment (4 per 8 columns: acc + GW/2 per window) */
+            constexpr int NWIN = BN / GW, KW = (SM90_BK / 16) / NWIN;
+            static_assert(NWIN * GW == BN && KW * NWIN == SM90_BK / 16, "grouped windows split the tile and the k-block");
+#pragma unroll
+            for (int v = 0; v < NWIN; v++)
+#pragma unroll
+                for (int kq = 0; kq < KW; kq++)
+#pragma unroll
+                    for (int i = 0; i < WM; i++) {
+                        const int kk = v * KW + kq;
+                        sm90_wgmma<DT, GW>(&acc[i][v * (GW / 2)],
+                                           wgmma_desc_kmajor_sw128(a_st + 8192u * i) + 2u * kk,
+                                           wgmma_desc_kmajor_sw128(b_st + (uint32_t)(v * GW) * 128u) + 2u * kk,
+                                           (it > 0 || kq > 0) ? 1 : 0);
+                    }
+        }
         ptx_wgmma_commit_group();
         ptx_wgmma_wait_group<1>(); /* the previous k-block's MMAs are done with their stage */
 #pragma unroll

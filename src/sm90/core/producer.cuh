@@ -25,7 +25,7 @@
  * where load_b, its filter box: BRES (filter resident) into B slot kb, else into B stage `stage`.
  * A box cut to M's rows (a.a_tx) leaves the stage's rows past it stale: they only reach outputs
  * of rows past M, which are never stored. */
-template <int BN, bool BRES>
+template <int BN, bool BRES, bool GRP = false>
 static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                          const CUtensorMap *tmap_w, uint32_t a_smem, uint32_t b_smem,
                                                          uint32_t a_stage, uint32_t fb, int stage, int kb, int cb,
@@ -34,15 +34,26 @@ static __device__ __forceinline__ void sm90_issue_kblock(const igemm_sm90_args_t
 {
     constexpr uint32_t B_STAGE_BYTES = BN * SM90_BK * 2;
     const uint32_t a_bytes = a.a_tx ? (uint32_t)a.a_tx : a_stage; /* the A box, maybe cut to M's rows */
+    /* grouped: the tile's groups start at input channel (n0 / kg) * cg */
+    const int c0 = (GRP ? igemm_fastdiv_div(n0, a.fd_kg) * a.g_cg : 0) + cb * SM90_BK;
     ptx_mbarrier_arrive_expect_tx(fb, a_bytes + (load_b ? B_STAGE_BYTES : 0u));
     if (a.a_tiled)
-        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, m0);
+        ptx_cp_async_bulk_tensor_2d_tile(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, c0, m0);
     else
-        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, cb * SM90_BK, w0, h0, nb,
+        ptx_cp_async_bulk_tensor_4d_im2col(a_smem + (uint32_t)stage * a_stage, tmap_x, fb, c0, w0, h0, nb,
                                            (uint16_t)(s * a.dil_w), (uint16_t)(r * a.dil_h));
-    if (load_b)
-        ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES, tmap_w, fb,
-                                         cb * SM90_BK, s, r, n0);
+    if (!load_b) return;
+    const uint32_t b_dst = b_smem + (uint32_t)(BRES ? kb : stage) * B_STAGE_BYTES;
+    if (GRP && a.g_boxes > 1) {
+        /* a slab of g_boxes groups: box j (the filter rows of group j, g_kg rows) at channel
+         * -j * cg, so that its cg channels land at the group's position in the k-block and the
+         * rest of its row reads zero (out of the filter's cg channels) */
+        for (int j = 0; j < a.g_boxes; j++)
+            ptx_cp_async_bulk_tensor_4d_tile(b_dst + (uint32_t)(j * a.g_kg) * 128u, tmap_w, fb, -j * a.g_cg, s, r,
+                                             n0 + j * a.g_kg);
+    } else {
+        ptx_cp_async_bulk_tensor_4d_tile(b_dst, tmap_w, fb, cb * SM90_BK, s, r, n0);
+    }
 }
 
 /* The CTA's first unit as thread 0 decodes it at set-up (before the barrier set-up, so that its
@@ -66,7 +77,7 @@ static __device__ __forceinline__ void sm90_first_unit(const igemm_sm90_args_t &
  * decode of the unit (docs/decisions.md "early-stages": the first load leaves at 0.54 us, not
  * 0.93). sm90_produce_kblocks skips them. The trigger and the wait as after the set-up: no global
  * access before the wait. */
-template <int BN, bool BRES>
+template <int BN, bool BRES, bool GRP = false>
 static __device__ __forceinline__ void sm90_early_loads(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                         const CUtensorMap *tmap_w, const sm90_smem_t &c, int S,
                                                         uint32_t a_stage, int unit0, sm90_first_unit_t &f)
@@ -77,7 +88,7 @@ static __device__ __forceinline__ void sm90_early_loads(const igemm_sm90_args_t 
         if (!BRES || f.m0 < a.gemm_m) {
             const int pre = sm90_early_stages(S, f.kb0, f.kb1);
             for (int i = 0; i < pre; i++) {
-                sm90_issue_kblock<BN, BRES>(a, tmap_x, tmap_w, c.a_smem, c.b_smem, a_stage, c.full_bar + 8u * i, i,
+                sm90_issue_kblock<BN, BRES, GRP>(a, tmap_x, tmap_w, c.a_smem, c.b_smem, a_stage, c.full_bar + 8u * i, i,
                                             f.kb0 + i, f.cb, f.r, f.s, f.m0, f.n0, f.nb, f.h0, f.w0, true);
                 sm90_kblock_next(a, f.cb, f.r, f.s);
             }
@@ -89,7 +100,7 @@ static __device__ __forceinline__ void sm90_early_loads(const igemm_sm90_args_t 
  * through the ring, leader issuing; load_b: its filter boxes too (filter-resident kernels load
  * them with the CTA's first tile only). first_early: this is the CTA's first unit, whose first
  * k-blocks thread 0 issued at set-up (sm90_early_loads): skip them. */
-template <int BN, bool BRES>
+template <int BN, bool BRES, bool GRP = false>
 static __device__ __forceinline__ void sm90_produce_kblocks(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                             const CUtensorMap *tmap_w, const sm90_smem_t &c,
                                                             sm90_ring_t &ring, int S, uint32_t a_stage, bool leader,
@@ -109,7 +120,7 @@ static __device__ __forceinline__ void sm90_produce_kblocks(const igemm_sm90_arg
         const uint32_t fb = c.full_bar + 8u * ring.stage;
         sm90_wait_empty(c, ring); /* slot free */
         if (leader) {
-            sm90_issue_kblock<BN, BRES>(a, tmap_x, tmap_w, c.a_smem, c.b_smem, a_stage, fb, ring.stage, kb, cb, r, s, m0,
+            sm90_issue_kblock<BN, BRES, GRP>(a, tmap_x, tmap_w, c.a_smem, c.b_smem, a_stage, fb, ring.stage, kb, cb, r, s, m0,
                                         n0, nb, h0, w0, load_b);
         }
         sm90_kblock_next(a, cb, r, s);
@@ -249,7 +260,7 @@ static __device__ __noinline__ void sm90_residual_producer(const igemm_sm90_args
  * of the CTA, its k-blocks and, RES_OPERAND (the kernel takes a fused residual through the operand
  * ring) with a.res_ring == 2, its residual stages of RROWS-row boxes; BRES: the walk stops past the
  * CTA's last tile and the filter is loaded with the first tile only (resident slots). */
-template <int BN, bool BRES, bool RES_OPERAND, int RROWS, uint32_t A_STAGE>
+template <int BN, bool BRES, bool RES_OPERAND, int RROWS, uint32_t A_STAGE, bool GRP = false>
 static __device__ __forceinline__ void sm90_produce_tiles(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                           const CUtensorMap *tmap_w, const CUtensorMap *tmap_r,
                                                           const sm90_smem_t &c, int S, int unit0, int unit_step)
@@ -263,7 +274,7 @@ static __device__ __forceinline__ void sm90_produce_tiles(const igemm_sm90_args_
         if (BRES && m0 >= a.gemm_m) break; /* past this CTA's last tile */
         const bool load_b = !BRES || j == 0;
         sm90_box_origin(a, m0, nb, h0, w0);
-        sm90_produce_kblocks<BN, BRES>(a, tmap_x, tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0, kb1, nb, h0,
+        sm90_produce_kblocks<BN, BRES, GRP>(a, tmap_x, tmap_w, c, ring, S, A_STAGE, leader, j == 0, m0, n0, kb0, kb1, nb, h0,
                                        w0, load_b);
         if (RES_OPERAND && a.res_ring == 2)
             sm90_produce_residual_stages<BN, RROWS, A_STAGE>(a, tmap_r, c, ring, S, leader, m0, n0);

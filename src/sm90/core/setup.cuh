@@ -12,7 +12,7 @@
 
 #include "producer.cuh"
 
-template <int BN, bool BRES, bool ORDER, bool EARLY, uint32_t A_STAGE>
+template <int BN, bool BRES, bool ORDER, bool EARLY, uint32_t A_STAGE, bool GRP = false>
 static __device__ __forceinline__ void sm90_setup(const igemm_sm90_args_t &a, const CUtensorMap *tmap_x,
                                                   const CUtensorMap *tmap_w, const sm90_smem_t &c, int S, int ES,
                                                   int NC, uint32_t arrivals, int unit0)
@@ -25,7 +25,7 @@ static __device__ __forceinline__ void sm90_setup(const igemm_sm90_args_t &a, co
         sm90_ring_init(c, S, ES, NC, arrivals);
         if (ORDER) sm90_order_init(c, NC);
         ptx_fence_mbarrier_init_release_cluster();
-        if (EARLY) sm90_early_loads<BN, BRES>(a, tmap_x, tmap_w, c, S, A_STAGE, unit0, f);
+        if (EARLY) sm90_early_loads<BN, BRES, GRP>(a, tmap_x, tmap_w, c, S, A_STAGE, unit0, f);
     }
     __syncthreads();
     ptx_griddepcontrol_launch_dependents();
