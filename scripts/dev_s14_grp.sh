@@ -4,7 +4,7 @@
 # 13, never run). Carried: out/bin.txz (this build: CLI, library, tests), out/upw.txz (the branch's
 # library and tests). (1) the sm90 grouped tests (CPU + GPU random); (2) memcheck / racecheck of grouped plans (slabs of 8,
 # 16, 32; a tile inside a group), plain and fused; with ALL=1 the whole C suite; (3) the grouped layers (bench/zoo.csv's, bench/
-# grouped_extra.csv, bench/grouped_wide.csv) on the planner's choice and on --path sm90, cuDNN in
+# grouped_extra.csv, bench/grouped_wide.csv) on --path memory (the grouped family) and --path sm90, cuDNN in
 # the same process, interleaved, two reps, plain and fused; (4) the branch: depthwise tests, the
 # depthwise layers on kernel=depthwise_tiled / depthwise_mma (the branch's library under this CLI).
 tar xJf out/bin.txz
@@ -17,10 +17,10 @@ t0=$(date +%s)
 timeout 150 ./build/igemm_tests sm90_grouped > "$OUT/t_grp.log" 2>&1; echo "sm90 grouped tests rc=$?: $(tail -1 "$OUT/t_grp.log") ($(( $(date +%s) - t0 )) s)" >> "$L"
 grep -E "FAIL|configs ran" "$OUT/t_grp.log" | head -12 >> "$L"
 cat > /tmp/san.csv <<'C'
-san_g8,2,9,13,128,128,3,3,1,1,1,1,1,1,16
-san_g16,1,11,7,96,96,3,3,2,2,1,1,1,1,6
-san_g32,2,7,9,160,160,5,5,1,1,2,2,1,1,5
-san_g64,1,6,10,256,192,3,3,1,1,1,1,1,1,3
+san_g32,2,9,13,64,64,3,3,1,1,1,1,1,1,2
+san_g32_odd,1,11,7,160,160,3,3,2,2,1,1,1,1,5
+san_g32_64,2,7,9,96,192,5,5,1,1,2,2,1,1,3
+san_g64,1,6,10,192,192,3,3,1,1,1,1,1,1,3
 C
 for tf in "memcheck " "racecheck " "memcheck --fused" "racecheck --fused"; do
   set -- $tf
@@ -28,8 +28,8 @@ for tf in "memcheck " "racecheck " "memcheck --fused" "racecheck --fused"; do
   echo "$1 $2 rc=$?: $(tail -1 "$OUT/san_$1$2.log")" >> "$L"
 done
 { grep -E "^(resnext|regnety)" bench/zoo.csv; grep -vhE "^#" bench/grouped_extra.csv bench/grouped_wide.csv; } > /tmp/grp.csv
-for rep in 1 2; do for v in auto sm90; do
-  P=""; [ $v = sm90 ] && P="--path sm90"
+for rep in 1 2; do for v in memory sm90; do
+  P="--path $v"
   for f in "" --fused; do
     echo "=== $v $f rep $rep" >> "$L"
     timeout 150 ./build/igemm bench --shapes /tmp/grp.csv $f $P --vs cudnn --iters 60 2>&1 | grep -vE "^\[|^#|^igemm" >> "$L"

@@ -84,6 +84,11 @@ typedef struct igemm_family {
      * print. Returns SUCCESS or CUDA_ERROR / INTERNAL_ERROR (message set). */
     igemm_status_t (*run)(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *workspace,
                           void *state, void *stream, const igemm_inner_t *inner);
+    /* NULL, or: 1 if under the AUTO path the family leaves p (which it supports) to a later family
+     * that measured faster, the reason written into why as for supports; forced onto its path
+     * (or named by its hints) it takes p. Host only, no CUDA call. */
+    int (*defers)(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                  char *why, size_t why_len);
 } igemm_family_t;
 
 #define IGEMM_FAMILY_STATE_BYTES 4096

@@ -270,6 +270,12 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
         const igemm_family_t *f = k_families[i];
         if (path != IGEMM_PATH_AUTO && f->path != path) continue;
         if (plan->main.family == NULL) {
+            /* a family that leaves the problem to a later, faster one (under AUTO only) */
+            why[0] = '\0';
+            if (path == IGEMM_PATH_AUTO && f->defers && f->defers(p, &plan->dev, &plan->hints, why, sizeof why)) {
+                appendf(why_all, sizeof why_all, "%s not taken: %s. ", f->name, why);
+                continue;
+            }
             if (try_main(plan, f, why_all, sizeof why_all) && !f->needs_16b) break;
             continue;
         }

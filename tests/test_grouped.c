@@ -138,6 +138,14 @@ TEST(gpu_grouped_planner)
     CHECK_MSG(strstr(msg, "with tile_n / rows_per_tile / tile_m / stages") != NULL, "%s", msg);
     igemm_conv2d_desc_t rx2 = conv_shape(2, 14, 14, 1024, 1024, 3, 3, 2, 1, 1, 32, F16, F16);
     REQUIRE(plan_text(&rx2, IGEMM_PATH_AUTO, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    /* groups of 32 on Hopper: the sm90 grouped tiles (faster: decisions.md "sm90-grouped"), saying why */
+    if (device_is_sm90())
+        CHECK_MSG(strstr(msg, "kernel sm90_tma_wgmma") && strstr(msg, "grouped: 32 groups of 32 -> 32") &&
+                      strstr(msg, "mem_grouped not taken: c/g = 32, k/g = 32: the sm90 grouped tiles take"),
+                  "%s", msg);
+    else
+        CHECK_MSG(strstr(msg, "kernel mem_grouped") != NULL, "%s", msg);
+    REQUIRE(plan_text(&rx2, IGEMM_PATH_MEMORY, NULL, msg, sizeof msg) == IGEMM_STATUS_SUCCESS); /* forced: the family */
     CHECK_MSG(strstr(msg, "kernel mem_grouped") != NULL, "%s", msg);
     /* depthwise, groups of 4 channels and groups of 64 output channels: not this family */
     igemm_conv2d_desc_t dw = conv_shape(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 64, BF, BF);

@@ -420,7 +420,11 @@ static const hrow_t k_layers[] = {
      MEMORY("gathered (not the tiled kernel: c/g = 4, k/g = 4: the tiled kernel takes multiples of 8)")},
     {"grouped 3x3 g32 gather hint", LG(32, 28, 28, 256, 256, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "filter_resident=-1",
      MEMORY("gathered (not the tiled kernel: filter_resident = -1)")},
-    /* groups of 64: tiles inside one group on the sm90 cooperative kernel (heuristics_grouped.c) */
+    /* groups of 32: slabs of two groups on the sm90 cooperative kernel, the grouped family deferring;
+     * groups of 64: tiles inside one group (heuristics_grouped.c) */
+    {"resnext_g32_3x3s2_1024", LG(32, 14, 14, 1024, 1024, 3, 3, 2, 1, 32), PLAIN, BF, SXM, "",
+     {FAM_CONV, IGEMM_KERNEL_COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1, 0,
+      "mem_grouped not taken: c/g = 32, k/g = 32: the sm90 grouped tiles take these groups"}},
     {"grouped 3x3 g4 (64 channels per group)", LG(8, 14, 14, 256, 256, 3, 3, 1, 1, 4), PLAIN, BF, SXM, "",
      CONV(COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 52, 1)},
     /* narrow 1x1s (c <= 64, k <= 16, 256+ pixels): the narrow family, on Hopper and Ampere; */
@@ -586,7 +590,7 @@ static const hrow_t k_refused[] = {
     {"r50_conv1", L(32, 224, 224, 3, 64, 7, 7, 2, 3), PLAIN, BF, SXM, "kernel=cooperative",
      FAILS("c = 3: TMA im2col needs c % 8 == 0")},
     {"depthwise 3x3 32", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "kernel=cooperative",
-     FAILS("groups = 32, c/g = 1, k/g = 1: the TMA im2col path takes groups of c/g in {8, 16, 32}")},
+     FAILS("groups = 32, c/g = 1, k/g = 1: the TMA im2col path takes groups of c/g = 32")},
     {"r50_l1_3x3_64", L(32, 56, 56, 64, 64, 3, 3, 1, 1), PLAIN, BF, SXM, "kernel=pixels_n,tile_n=64",
      FAILS("no pixels-as-N tile")},
     /* (a hint the plan cannot honour fails, it is not ignored: the cooperative plans' staging boxes

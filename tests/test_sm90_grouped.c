@@ -1,15 +1,16 @@
 /*
  * test_sm90_grouped.c — grouped convs on the sm90 cooperative kernel (src/sm90/heuristics_grouped.c,
  * sm90.h sm90_group_tile, conv_cooperative.cuh with GW > 0).
- *   heur_sm90_grouped (CPU)      the form each group width gets (slabs of 64 / (c/g) groups with
- *                                windows of k/g, or 2 k/g for groups of 8; tiles inside one group
- *                                for k/g a multiple of 64), the refusals and their reasons (group
+ *   heur_sm90_grouped (CPU)      the form each group width gets (slabs of two 32-channel groups
+ *                                with windows of k/g = 32 or 64; tiles inside one group for k/g a
+ *                                multiple of 64), the refusals and their reasons (group
  *                                widths without a form, f32 y, hints the tile cannot take), the
  *                                description naming the form, on the fake H100 SXM, H100 PCIe, A100.
  *   gpu_sm90_grouped_random      random grouped convs forced onto IGEMM_PATH_SM90 against the
  *                                reference (gpu_problem.h: guards, poisoned y, unchanged inputs):
- *                                every form and window (groups of 8, 16, 32 in slabs; 64, 128, and
- *                                widths that are not a multiple of 64 inside one group), group counts
+ *                                every form and window (groups of 32 in slabs, odd counts leaving a
+ *                                half slab; 64, 128, and input widths that are not a multiple of 64
+ *                                inside one group), group counts
  *                                that leave the last slab or tile partial, 1x1 (the tiled A map) to
  *                                5x5 and 1x7 filters, stride 2, dilation, asymmetric padding, pixel
  *                                counts that are not a multiple of 128, every epilogue, fp16 / bf16.
@@ -66,9 +67,9 @@ TEST(heur_sm90_grouped)
 {
     /* (cg, kg) -> the form: BN, window, boxes (0 0 0: none) */
     static const int64_t forms[][5] = {
-        {8, 8, 64, 16, 8},    {16, 16, 64, 16, 4},  {32, 32, 64, 32, 2},  {32, 64, 128, 64, 2}, {64, 64, 64, 64, 1},
-        {128, 128, 128, 128, 1}, {40, 64, 64, 64, 1}, {8, 192, 64, 64, 1}, {24, 24, 0, 0, 0},   {16, 32, 0, 0, 0},
-        {64, 32, 0, 0, 0},    {8, 16, 0, 0, 0},     {12, 12, 0, 0, 0},
+        {32, 32, 64, 32, 2},   {32, 64, 128, 64, 2}, {64, 64, 64, 64, 1}, {128, 128, 128, 128, 1}, {40, 64, 64, 64, 1},
+        {8, 192, 64, 64, 1},   {32, 128, 128, 128, 1}, {8, 8, 0, 0, 0},   {16, 16, 0, 0, 0},       {24, 24, 0, 0, 0},
+        {16, 32, 0, 0, 0},     {64, 32, 0, 0, 0},    {32, 16, 0, 0, 0},   {12, 12, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         const int64_t cg = forms[i][0], kg = forms[i][1];
@@ -89,7 +90,7 @@ TEST(heur_sm90_grouped)
                 continue;
             }
             if (!ok) {
-                CHECK_MSG(st == IGEMM_STATUS_NOT_SUPPORTED && (strstr(msg, "the TMA im2col path takes groups of") ||
+                CHECK_MSG(st == IGEMM_STATUS_NOT_SUPPORTED && (strstr(msg, "the TMA im2col path takes groups of c/g = 32") ||
                                                                strstr(msg, "c % 8")),
                           "c/g %lld k/g %lld: %s", (long long)cg, (long long)kg, msg);
                 continue;
@@ -130,14 +131,14 @@ static igemm_conv2d_desc_t gen_sm90_grouped(data_rng_t *g, int it)
     static const int64_t fil[6][2] = {{3, 3}, {1, 1}, {3, 3}, {5, 5}, {1, 7}, {1, 1}};
     int64_t cg, kg, groups;
     switch (it % 8) {
-    case 0: cg = 8, kg = 8, groups = data_rng_int(g, 2, 20); break;     /* slabs of 8: partial last slab */
-    case 1: cg = 16, kg = 16, groups = data_rng_int(g, 2, 12); break;   /* slabs of 4 */
-    case 2: cg = 32, kg = 32, groups = data_rng_int(g, 2, 9); break;    /* slabs of 2 */
-    case 3: cg = 32, kg = 64, groups = data_rng_int(g, 2, 5); break;    /* slabs of 2, 128 columns */
-    case 4: cg = 64, kg = 64, groups = data_rng_int(g, 2, 4); break;    /* inside one group */
+    case 0: cg = 32, kg = 32, groups = data_rng_int(g, 2, 11); break;  /* slabs of 2: odd counts leave half */
+    case 1: cg = 32, kg = 64, groups = data_rng_int(g, 2, 5); break;   /* slabs of 2, 128 columns */
+    case 2: cg = 32, kg = 32, groups = 2 * data_rng_int(g, 1, 6); break;
+    case 3: cg = 8 * data_rng_int(g, 1, 12), kg = 64, groups = data_rng_int(g, 2, 5); break; /* inside one group */
+    case 4: cg = 64, kg = 64, groups = data_rng_int(g, 2, 4); break;
     case 5: cg = 128 + 64 * data_rng_int(g, 0, 1), kg = 128, groups = 2; break;
     case 6: cg = 8 * data_rng_int(g, 3, 25), kg = 64 * data_rng_int(g, 1, 3), groups = data_rng_int(g, 2, 3); break;
-    default: cg = 8, kg = 8, groups = 32; break;                         /* ResNeXt-like */
+    default: cg = 32, kg = 32, groups = 32; break;                      /* ResNeXt's widest */
     }
     const int64_t r = fil[it % 6][0], s = fil[it % 6][1];
     const int64_t stride = it % 5 == 4 ? 2 : 1;

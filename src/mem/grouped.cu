@@ -38,6 +38,7 @@
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
+#include "../sm90/sm90.h"
 #include "mem_args.h"
 
 #define GW_WARPS 8
@@ -537,6 +538,21 @@ static igemm_status_t gw_run(const igemm_conv_params_t *p, const igemm_family_co
     return IGEMM_STATUS_SUCCESS;
 }
 
+/* Under AUTO, no hint of this family's: the groups the sm90 grouped tiles take on this device go
+ * to them (sm90.h sm90_grouped_preferred: measured faster, docs/decisions.md "sm90-grouped"). */
+static int gw_defers(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                     char *why, size_t why_len)
+{
+    igemm_plan_hints_t none;
+    memset(&none, 0, sizeof none);
+    if (memcmp(h, &none, sizeof none) != 0) return 0; /* its own hints keep it here */
+    if (!sm90_grouped_preferred(p) || !igemm_sm90_conv_supports(p, dev, &none, NULL, 0)) return 0;
+    if (why && why_len)
+        snprintf(why, why_len, "c/g = %lld, k/g = %lld: the sm90 grouped tiles take these groups on this device (faster)",
+                 (long long)p->cg, (long long)p->kg);
+    return 1;
+}
+
 extern "C" const igemm_family_t igemm_family_grouped = {
-    "mem_grouped", IGEMM_PATH_MEMORY, 1, gw_supports, gw_configure, NULL, gw_run,
+    "mem_grouped", IGEMM_PATH_MEMORY, 1, gw_supports, gw_configure, NULL, gw_run, gw_defers,
 };

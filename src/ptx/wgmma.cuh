@@ -79,40 +79,6 @@ static __device__ __forceinline__ void wgmma_fence_operand(float &v)
     asm volatile("" : "+f"(v)::"memory");
 }
 
-/* wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16: d[0..7] (+)= A(64x16, smem desc_a,
- * K-major) x B(16x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 16 is
- * the window of the grouped slabs of 8- and 16-channel groups (core/mma.cuh). */
-static __device__ __forceinline__ void ptx_wgmma_m64n16k16_f32_bf16_ss(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %10, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
-                 "{"
-                 "%0, %1, %2, %3, %4, %5, %6, %7"
-                 "}, %8, %9, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-/* wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16: d[0..7] (+)= A(64x16, smem desc_a,
- * K-major) x B(16x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 16 is
- * the window of the grouped slabs of 8- and 16-channel groups (core/mma.cuh). */
-static __device__ __forceinline__ void ptx_wgmma_m64n16k16_f32_f16_ss(float *d, uint64_t desc_a, uint64_t desc_b, int scale_d)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %10, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
-                 "{"
-                 "%0, %1, %2, %3, %4, %5, %6, %7"
-                 "}, %8, %9, p, 1, 1, 0, 0;\n"
-                 "}\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
 /* wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16: d[0..15] (+)= A(64x16, smem desc_a,
  * K-major) x B(32x16, smem desc_b, K-major)^T; scale_d = 0 ignores the old d (D = A*B). N = 32 is
  * a pixel-tile width of the split pixels-as-N instances (few-row GEMMs). */

@@ -23,8 +23,8 @@ int sm90_grouped_supports(const igemm_conv_params_t *p, const igemm_plan_hints_t
 {
     int bn, gw, boxes;
     if (!sm90_group_tile(p, &bn, &gw, &boxes)) {
-        GRP_WHY("groups = %lld, c/g = %lld, k/g = %lld: the TMA im2col path takes groups of c/g in {8, 16, 32} "
-                "with (64 / (c/g)) * k/g = 64 or 128 output channels per slab, or k/g a multiple of 64",
+        GRP_WHY("groups = %lld, c/g = %lld, k/g = %lld: the TMA im2col path takes groups of c/g = 32 with k/g = 32 "
+                "or 64 (slabs of two groups), or k/g a multiple of 64 (c/g a multiple of 8)",
                 (long long)p->groups, (long long)p->cg, (long long)p->kg);
         return 0;
     }

@@ -64,28 +64,26 @@ typedef struct sm90_plan {
 
 /* Grouped convs (groups > 1) on the cooperative 128 x BN tiles: which tile, wgmma window and filter
  * boxes take the group widths cg = c/g, kg = k/g (docs/decisions.md "sm90-grouped"). Two forms:
- *   slabs    cg in {8, 16, 32}: a 64-channel k-block holds gb = 64 / cg groups' channels of one
- *            tap, the tile their gb * kg = BN output channels (64 or 128); the filter stage is gb
- *            boxes of kg rows, box j at channel -j*cg (its other channels read zero: a
- *            block-diagonal B); the consumers' wgmmas run per window of gw columns over the k16
- *            steps of the window's channels (gw = kg, or 2*kg for cg = 8: a k16 step spans two
- *            groups), so only the zero blocks of a window are multiplied.
+ *   slabs    cg = 32, kg = 32 or 64: a 64-channel k-block holds two groups' channels of one tap,
+ *            the tile their 2 * kg = BN output channels (64 or 128); the filter stage is two
+ *            boxes of kg rows, box j at channel -32 j (its other 32 channels read zero: a
+ *            block-diagonal B); the consumers' wgmmas run per window of gw = kg columns over the
+ *            two k16 steps of the window's group, so the zero blocks are not multiplied.
  *   whole    kg a multiple of 64: each tile lies in one group (BN = 128 where kg allows, else
  *            64); the k-blocks walk the group's cg channels (ceil(cg / 64) per tap; channels past
  *            cg in the A box meet zero filter channels).
- * Returns 1 and sets *bn, *gw (the window; = BN where the whole tile is one window) and *boxes,
- * or 0 (no form: the grouped memory family or the general path takes it). The (BN, gw) pairs are
- * the instances of list.txt: (64, 16), (64, 32), (64, 64), (128, 64), (128, 128). */
+ * Groups of 8 and 16 channels (slabs of 8 and 4 groups, m64n16k16 windows) ran at 0.4-0.9x the
+ * grouped memory family and were dropped: most of each of their 8 or 4 filter boxes per stage is
+ * the TMA's zero fill. Returns 1 and sets *bn, *gw (the window; = BN where the whole tile is one
+ * window) and *boxes, or 0 (no form: the grouped memory family or the general path takes it).
+ * The (BN, gw) pairs are the instances of list.txt: (64, 32), (64, 64), (128, 64), (128, 128). */
 static inline int sm90_group_tile(const igemm_conv_params_t *p, int *bn, int *gw, int *boxes)
 {
     const int64_t cg = p->cg, kg = p->kg;
     if (p->groups <= 1 || cg % 8 != 0 || kg % 8 != 0) return 0;
-    if (cg <= 32 && 64 % cg == 0) {
-        const int64_t gb = 64 / cg, t = gb * kg, w = cg == 8 ? 2 * kg : kg;
-        if ((t == 64 && (w == 16 || w == 32 || w == 64)) || (t == 128 && (w == 64 || w == 128))) {
-            *bn = (int)t, *gw = (int)w, *boxes = (int)gb;
-            return 1;
-        }
+    if (cg == 32 && (kg == 32 || kg == 64)) {
+        *bn = (int)(2 * kg), *gw = (int)kg, *boxes = 2;
+        return 1;
     }
     if (kg % 64 == 0) {
         *bn = kg % 128 == 0 ? 128 : 64;
@@ -102,6 +100,16 @@ static inline int sm90_tma_store_ok(const igemm_conv_params_t *p, int split)
     /* y of the input's dtype: the TMA-store instances pack y and unpack the residual with the
      * input dtype as a compile-time constant (docs/decisions.md "dtype-constant-epilogue") */
     return p->out_dtype == p->in_dtype && p->k % 8 == 0 && split <= 1;
+}
+
+/* 1 where the sm90 grouped tiles (sm90_group_tile) measured faster than the grouped memory family
+ * (src/mem/grouped.cu), which then defers to them under the AUTO path: every form (the family
+ * takes the 32-channel slabs; the whole-group tiles take widths it does not). The caller checks
+ * that the sm90 family supports p on the device (docs/decisions.md "sm90-grouped"). */
+static inline int sm90_grouped_preferred(const igemm_conv_params_t *p)
+{
+    int bn, gw, boxes;
+    return sm90_group_tile(p, &bn, &gw, &boxes);
 }
 
 /* 1 if a plan of BN-column tiles writes y by TMA stores: sm90_tma_store_ok and BN a multiple of 64

@@ -22,7 +22,7 @@
 template <int DT, int BN>
 static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint64_t db, int scale_d)
 {
-    static_assert(BN == 16 || BN == 32 || BN == 56 || BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
+    static_assert(BN == 32 || BN == 56 || BN == 64 || BN == 80 || BN == 96 || BN == 112 || BN == 128 || BN == 208 || BN == 256,
                   "no wgmma form for BN");
     if constexpr (DT == IGEMM_DTYPE_BF16) {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_bf16_ss(acc, da, db, scale_d);
@@ -33,7 +33,6 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_bf16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 32) ptx_wgmma_m64n32k16_f32_bf16_ss(acc, da, db, scale_d);
-        else if constexpr (BN == 16) ptx_wgmma_m64n16k16_f32_bf16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_bf16_ss(acc, da, db, scale_d);
     } else {
         if constexpr (BN == 256) ptx_wgmma_m64n256k16_f32_f16_ss(acc, da, db, scale_d);
@@ -44,7 +43,6 @@ static __device__ __forceinline__ void sm90_wgmma(float *acc, uint64_t da, uint6
         else if constexpr (BN == 80) ptx_wgmma_m64n80k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 56) ptx_wgmma_m64n56k16_f32_f16_ss(acc, da, db, scale_d);
         else if constexpr (BN == 32) ptx_wgmma_m64n32k16_f32_f16_ss(acc, da, db, scale_d);
-        else if constexpr (BN == 16) ptx_wgmma_m64n16k16_f32_f16_ss(acc, da, db, scale_d);
         else ptx_wgmma_m64n64k16_f32_f16_ss(acc, da, db, scale_d);
     }
 }
