@@ -224,23 +224,40 @@ def _is_depthwise(conv):
             and conv.in_channels % 8 == 0)
 
 
-def _narrow_groups(conv):
-    """Groups igemm's grouped family takes (src/mem/grouped.cu, gw_supports): 1 < groups <
-    channels, c/g and k/g multiples of 8 with k/g <= 32 and c/g <= 256 (the tiled kernel), or 4 ->
-    4 channels in a multiple of 8 groups (the gather kernel)."""
+def _on_sm90():
+    """Whether the current CUDA device is a Hopper (compute capability 9.0): where igemm's sm90
+    grouped tiles run."""
+    try:
+        return torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+    except Exception:  # no driver, no device
+        return False
+
+
+def _narrow_groups(conv, sm90=None):
+    """Groups igemm runs on a fast path: its grouped family (src/mem/grouped.cu, gw_supports): 1 <
+    groups < channels, c/g and k/g multiples of 8 with k/g <= 32 and c/g <= 256 (the tiled kernel),
+    or 4 -> 4 channels in a multiple of 8 groups (the gather kernel); and on Hopper (sm90: None asks
+    the current device) the sm90 grouped tiles' wider groups: k/g a multiple of 64 with c/g a
+    multiple of 8 (src/sm90/sm90.h sm90_group_tile; 1.1-6x cuDNN per layer: decisions.md
+    "sm90-grouped"), which elsewhere would take the general path."""
     g = conv.groups
     if g <= 1 or g == conv.in_channels:
         return False
     cg, kg = conv.in_channels // g, conv.out_channels // g
-    return (cg % 8 == 0 and kg % 8 == 0 and kg <= 32 and cg <= 256) or (cg == 4 and kg == 4 and g % 8 == 0)
+    if (cg % 8 == 0 and kg % 8 == 0 and kg <= 32 and cg <= 256) or (cg == 4 and kg == 4 and g % 8 == 0):
+        return True
+    if cg % 8 == 0 and kg % 64 == 0:
+        return _on_sm90() if sm90 is None else bool(sm90)
+    return False
 
 
 def _keep_in_torch(conv, grouped):
     """Whether a grouped or depthwise conv stays a torch conv. grouped="fast" (the default): the
     depthwise convs igemm's depthwise family takes (channels a multiple of 8; its tiled kernel:
     0.74-1.6x PyTorch's own kernels per layer, faster than the torch convs in MobileNetV2,
-    EfficientNet-B0 and ConvNeXt-T: decisions.md "depthwise-tiled") and the grouped convs its
-    grouped family takes (_narrow_groups; its tiled kernel made ResNeXt-50 and RegNetY-400MF
+    EfficientNet-B0 and ConvNeXt-T: decisions.md "depthwise-tiled") and the grouped convs of a
+    fast path (_narrow_groups: the grouped family, and on Hopper the sm90 grouped tiles' k/g
+    multiple of 64; the family's tiled kernel made ResNeXt-50 and RegNetY-400MF
     faster than with those convs in torch at batch 32 and 1, with and without CUDA graphs:
     decisions.md "grouped-tiled") go to igemm, the rest stay in torch; "depthwise": only the
     depthwise ones; True: every grouped conv (the others on igemm's general path, slow);

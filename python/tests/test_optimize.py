@@ -181,6 +181,21 @@ def test_grouped_narrow_default():
     assert rep.grouped_in_torch == 1 and rep.convs_left == 1
 
 
+def test_wide_groups_on_sm90_only():
+    # groups of k/g a multiple of 64 (ResNeXt-101 32x8d's last stage, 2-group convs): the sm90
+    # grouped tiles take them on Hopper, so the default sends them to igemm there and keeps them in
+    # torch elsewhere (the general path); 16 -> 16 and 32 -> 32 groups: the grouped family, anywhere
+    from igemm._optimize import _narrow_groups
+    wide = nn.Conv2d(256, 256, 3, padding=1, groups=4, bias=False)    # 64 -> 64
+    two = nn.Conv2d(384, 256, 3, padding=1, groups=2, bias=False)     # 192 -> 128
+    odd = nn.Conv2d(96, 192, 3, padding=1, groups=2, bias=False)      # 48 -> 96: no form
+    narrow = nn.Conv2d(512, 512, 3, padding=1, groups=32, bias=False)  # 16 -> 16
+    assert _narrow_groups(wide, sm90=True) and _narrow_groups(two, sm90=True)
+    assert not _narrow_groups(wide, sm90=False) and not _narrow_groups(two, sm90=False)
+    assert not _narrow_groups(odd, sm90=True)
+    assert _narrow_groups(narrow, sm90=True) and _narrow_groups(narrow, sm90=False)
+
+
 def test_untraceable_model_falls_back():
     class Branchy(nn.Module):
         def __init__(self):
