@@ -102,10 +102,11 @@ igemm_status_t sm90_grouped_configure(const igemm_conv_params_t *p, const igemm_
         snprintf(form, sizeof form, "each tile inside one group (%lld k-blocks of its %lld channels per tap)",
                  (long long)((p->cg + SM90_BK - 1) / SM90_BK), (long long)p->cg);
     snprintf(cfg->desc, sizeof cfg->desc,
-             "TMA im2col + wgmma, grouped: %lld groups of %lld -> %lld channels, %s, tile %dx%dx%d, %d stages, 1 "
+             "%s + wgmma, grouped: %lld groups of %lld -> %lld channels, %s, tile %dx%dx%d, %d stages, 1 "
              "producer + 2 consumer warpgroups (64 rows each), %d staging boxes%s, y by TMA stores, no cluster, grid "
              "%d over %lld tiles, %zu B smem%s",
-             (long long)p->groups, (long long)p->cg, (long long)p->kg, form, bm, bn, SM90_BK, stages, es,
+             sm90_a_is_matrix(p) ? "TMA tiles (x as the A matrix)" : "TMA im2col", (long long)p->groups,
+             (long long)p->cg, (long long)p->kg, form, bm, bn, SM90_BK, stages, es,
              pl->res_mode ? ", residual via operand ring" : "", pl->grid, (long long)tiles, pl->smem_bytes,
              pl->pdl ? ", programmatic dependent launch" : ", no programmatic dependent launch");
     return IGEMM_STATUS_SUCCESS;
