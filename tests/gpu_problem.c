@@ -28,6 +28,18 @@ igemm_conv2d_desc_t conv_shape(int64_t n, int64_t h, int64_t w, int64_t c, int64
     return d;
 }
 
+void conv_pad_random(igemm_conv2d_desc_t *d, int same, int asym)
+{
+    if (same) {
+        d->pad_top = d->pad_bottom = d->dil_h * (d->r - 1) / 2;
+        d->pad_left = d->pad_right = d->dil_w * (d->s - 1) / 2;
+    }
+    if (asym) d->pad_bottom += 1, d->pad_left += 1;
+    /* the filter must fit the padded input */
+    while (d->h + d->pad_top + d->pad_bottom < d->dil_h * (d->r - 1) + 1) d->h += 1;
+    while (d->w + d->pad_left + d->pad_right < d->dil_w * (d->s - 1) + 1) d->w += 1;
+}
+
 igemm_epilogue_t epilogue_kind(int ek)
 {
     igemm_epilogue_t e = igemm_epilogue_default();

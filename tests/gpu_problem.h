@@ -35,6 +35,11 @@ igemm_conv2d_desc_t conv_shape(int64_t n, int64_t h, int64_t w, int64_t c, int64
                                int64_t stride, int64_t pad, int64_t dil, int64_t groups, igemm_dtype_t in,
                                igemm_dtype_t out);
 
+/* Padding of a random conv d: "same" padding (dil * (filter - 1) / 2 on each side) where same, one
+ * more row at the bottom and column at the left where asym; then h and w grown until the filter
+ * fits the padded input. */
+void conv_pad_random(igemm_conv2d_desc_t *d, int same, int asym);
+
 /* The three epilogue kinds the sm90 kernel tests sweep: 0 none; 1 bias + ReLU; 2 scale + bias +
  * 0.75 * residual + GELU (tanh). They are the kernels' three epilogue instances (sm90_epi_kind). */
 igemm_epilogue_t epilogue_kind(int ek);

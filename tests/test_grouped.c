@@ -54,15 +54,7 @@ static igemm_conv2d_desc_t gen_grouped(data_rng_t *g, int it)
     const igemm_dtype_t in = it % 2 ? F16 : BF;
     const igemm_dtype_t out = it % 3 == 1 ? F32 : it % 3 == 2 ? in : (in == F16 ? BF : F16);
     igemm_conv2d_desc_t d = conv_shape(n, h, w, cg * groups, kg * groups, r, s, stride, 0, dil, groups, in, out);
-    /* "same" padding on most, none on some, asymmetric on a few */
-    if (it % 4 != 3) {
-        d.pad_top = d.pad_bottom = dil * (r - 1) / 2;
-        d.pad_left = d.pad_right = dil * (s - 1) / 2;
-    }
-    if (it % 8 == 6) d.pad_bottom += 1, d.pad_left += 1;
-    /* the filter must fit the padded input */
-    while (d.h + d.pad_top + d.pad_bottom < dil * (r - 1) + 1) d.h += 1;
-    while (d.w + d.pad_left + d.pad_right < dil * (s - 1) + 1) d.w += 1;
+    conv_pad_random(&d, it % 4 != 3, it % 8 == 6); /* "same" on most, none on some, asymmetric on a few */
     return d;
 }
 

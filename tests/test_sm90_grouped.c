@@ -147,13 +147,8 @@ static igemm_conv2d_desc_t gen_sm90_grouped(data_rng_t *g, int it)
     const int64_t h = data_rng_int(g, 3, 24), w = data_rng_int(g, 3, 24);
     const igemm_dtype_t in = it % 2 ? IGEMM_DTYPE_F16 : IGEMM_DTYPE_BF16;
     igemm_conv2d_desc_t d = conv_shape(n, h, w, cg * groups, kg * groups, r, s, stride, 0, dil, groups, in, in);
-    if (it % 4 != 3 && it % 6 != 5) { /* "same" padding on most; none on some (1x1: the tiled A map) */
-        d.pad_top = d.pad_bottom = dil * (r - 1) / 2;
-        d.pad_left = d.pad_right = dil * (s - 1) / 2;
-    }
-    if (it % 8 == 6) d.pad_bottom += 1, d.pad_left += 1;
-    while (d.h + d.pad_top + d.pad_bottom < dil * (r - 1) + 1) d.h += 1;
-    while (d.w + d.pad_left + d.pad_right < dil * (s - 1) + 1) d.w += 1;
+    /* "same" padding on most; none on some (1x1: the tiled A map); asymmetric on a few */
+    conv_pad_random(&d, it % 4 != 3 && it % 6 != 5, it % 8 == 6);
     return d;
 }
 
