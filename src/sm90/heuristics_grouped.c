@@ -85,10 +85,8 @@ igemm_status_t sm90_grouped_configure(const igemm_conv_params_t *p, const igemm_
     pl->grid = (int)grid;
     pl->gw = gw;
     pl->g_boxes = boxes;
-    /* programmatic dependent launch: as the conv planner's rule (heuristics.c) */
-    const int64_t g8 = grid * 8, s8 = sms;
-    const int drv_ok = dev->driver_version >= 12030;
-    pl->pdl = h->pdl >= 0 && drv_ok && (h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5);
+    const char *pdl_why;
+    pl->pdl = sm90_pdl_pick(dev, h, grid, sms, 1, &pdl_why); /* the conv planner's rule */
     pl->smem_bytes = sm90_h_smem_bytes(bm, bn, nc, stages, es, 0, 0);
     pl->smem_limit = dev->smem_optin_per_block;
     cfg->workspace_bytes = 0;
@@ -108,6 +106,6 @@ igemm_status_t sm90_grouped_configure(const igemm_conv_params_t *p, const igemm_
              sm90_a_is_matrix(p) ? "TMA tiles (x as the A matrix)" : "TMA im2col", (long long)p->groups,
              (long long)p->cg, (long long)p->kg, form, bm, bn, SM90_BK, stages, es,
              pl->res_mode ? ", residual via operand ring" : "", pl->grid, (long long)tiles, pl->smem_bytes,
-             pl->pdl ? ", programmatic dependent launch" : ", no programmatic dependent launch");
+             pdl_why);
     return IGEMM_STATUS_SUCCESS;
 }

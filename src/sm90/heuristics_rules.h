@@ -49,6 +49,11 @@ int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_narrow_rows(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_t units, int64_t max_ctas);
 
+/* heuristics.c: programmatic dependent launch for a plan of `grid` CTAs (clusters of `cluster`)
+ * on `sms` SMs under the hints: 1 or 0, *why the description's clause saying which and why. */
+int sm90_pdl_pick(const igemm_device_info_t *dev, const igemm_plan_hints_t *h, int64_t grid, int sms, int cluster,
+                  const char **why);
+
 /* heuristics_grouped.c: grouped convs on the cooperative kernel (sm90.h sm90_group_tile). */
 int sm90_grouped_supports(const igemm_conv_params_t *p, const igemm_plan_hints_t *h, char *why, size_t why_len);
 igemm_status_t sm90_grouped_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
