@@ -143,8 +143,11 @@ typedef enum igemm_kernel {
                                            kernels above on the folded problem */
     IGEMM_KERNEL_DEPTHWISE_TILED = 9,   /* "depthwise_tiled": depthwise convs (path MEMORY), a
                                            thread per channel pair, fp32 FMA (filter widths 3, 5, 7) */
-    IGEMM_KERNEL_DEPTHWISE_MMA = 10     /* "depthwise_mma": depthwise convs (path MEMORY) on
+    IGEMM_KERNEL_DEPTHWISE_MMA = 10,    /* "depthwise_mma": depthwise convs (path MEMORY) on
                                            mma.sync (block-diagonal B; up to 50 taps) */
+    IGEMM_KERNEL_DEPTHWISE_TMA = 11     /* "depthwise_tma": depthwise convs (path MEMORY), square
+                                           3x3 / 5x5 / 7x7 windows by TMA, a thread per 8 channels
+                                           (sm_90+) */
 } igemm_kernel_t;
 
 typedef struct igemm_plan_hints {

@@ -53,7 +53,8 @@ static const char *path_name(igemm_path_t p)
 
 static const char *const k_kernel_names[] = {"auto",      "cooperative",   "pingpong",  "pixels_n",
                                              "pixels_n_pingpong", "halo_rows", "split_cluster",
-                                             "stem_rows", "fold", "depthwise_tiled", "depthwise_mma"};
+                                             "stem_rows", "fold", "depthwise_tiled", "depthwise_mma",
+                                             "depthwise_tma"};
 #define N_KERNEL_NAMES ((int)(sizeof(k_kernel_names) / sizeof(k_kernel_names[0])))
 
 typedef struct hint_field {
@@ -64,7 +65,7 @@ typedef struct hint_field {
 
 #define HINT(f, lo, hi) {#f, offsetof(igemm_plan_hints_t, f), lo, hi}
 static const hint_field_t k_hint_fields[] = {
-    HINT(kernel, 0, IGEMM_KERNEL_DEPTHWISE_MMA), HINT(tile_m, 1, 4096),         HINT(tile_n, 1, 4096),
+    HINT(kernel, 0, IGEMM_KERNEL_DEPTHWISE_TMA), HINT(tile_m, 1, 4096),         HINT(tile_n, 1, 4096),
     HINT(consumers, 1, 4),              HINT(stages, 2, 64),            HINT(split_k, 1, 64),
     HINT(grid, 1, 1 << 30),             HINT(staging_boxes, 1, 6),      HINT(filter_resident, -1, 1),
     HINT(pdl, -1, 1),                   HINT(rows_per_tile, 1, 64),      HINT(fold_rows, 1, 64),
@@ -126,11 +127,11 @@ igemm_status_t igemm_hints_parse(const char *text, igemm_plan_hints_t *h)
             for (int i = 0; i < N_KERNEL_NAMES; i++)
                 if (strlen(k_kernel_names[i]) == vlen && !strncmp(val, k_kernel_names[i], vlen)) k = i;
             if (k < 0 && parse_int(val, vlen, &k) != 0) k = -1;
-            if (k < 0 || k > IGEMM_KERNEL_DEPTHWISE_MMA)
+            if (k < 0 || k > IGEMM_KERNEL_DEPTHWISE_TMA)
                 return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
                                        "hints kernel = \"%.*s\": not a kernel (auto, cooperative, pingpong, pixels_n, "
                                        "pixels_n_pingpong, halo_rows, split_cluster, stem_rows, fold, depthwise_tiled, "
-                                       "depthwise_mma)",
+                                       "depthwise_mma, depthwise_tma)",
                                        (int)vlen, val);
             h->kernel = k;
             continue;

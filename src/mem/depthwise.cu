@@ -6,8 +6,12 @@
  * of one channel wastes all but 1/64 of every MMA: the general path ran them at 1-3% of their
  * bytes floor).
  *
- * Three kernels, one chosen per plan (dw_configure; `describe` names it, the hints
- * kernel=depthwise_tiled / depthwise_mma force one):
+ * Four kernels, one chosen per plan (dw_configure; `describe` names it, the hints
+ * kernel=depthwise_tiled / depthwise_tma / depthwise_mma force one):
+ *   - the TMA kernel (depthwise_tma.cuh, sm_90+) for square 3x3 and 5x5 windows of at most 192
+ *     channels (stride_w 1 or 2, dil_w 1; forced: 7x7 and any channel count): the tiled kernel's
+ *     items, each input window one TMA box into a ring of stages, a thread per 8-channel chunk
+ *     and strip of output columns, 16-byte shared loads and stores; its tile chosen by dwx_choose;
  *   - the tiled kernel (depthwise_tiled.cuh) for filter widths 3, 5, 7 at stride_w 1 or 2 and
  *     dil_w 1 (any R, stride_h, dil_h): persistent CTAs over output tiles whose input windows are
  *     copied to shared memory by cp.async, double-buffered; a thread per channel pair, fp32 FMA;
@@ -22,7 +26,8 @@
  * Layouts: x N x H x W x C, w C x R x S (KRSC with C/g = 1), y and the residual N x P x Q x C;
  * C % 8 == 0 and 16-byte aligned x, y, residual (the planner's fallback takes the rest). fp32
  * accumulation, the fused epilogue (alpha * scale + bias + beta * residual, the activation).
- * PTX: cp.async, ldmatrix, mma.sync, griddepcontrol on sm_90 (programmatic dependent launch).
+ * PTX: cp.async, ldmatrix, mma.sync, cp.async.bulk.tensor + mbarrier (the TMA kernel), griddepcontrol on
+ * sm_90 (programmatic dependent launch).
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -37,6 +42,7 @@
 #include "../error.h"
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
+#include "../tensor_map.h"
 
 #define DW_MAX_THREADS 256
 #define DW_MAX_CBV 32     /* channel vectors per CTA: at most 256 channels */
@@ -62,13 +68,23 @@ typedef struct dw_cfg {
     int mma;                               /* the mma kernel (depthwise_mma.cuh; tiles as above, OWT 1), with: */
     int tp, units;                         /* tap pairs compiled (5, 13, 25), 16-pixel units per tile */
     igemm_fastdiv_t fd_tw;                 /* the tile's output columns */
+    int tma;                               /* the TMA kernel (depthwise_tma.cuh; tiles as above), with: */
+    int x_stages, x_stage_bytes, x_stage_stride, x_w_stride, x_coef_off, x_bar_off, x_stage_off; /* its ring and smem layout */
+    igemm_fastdiv_t fd_ns;                 /* strips per tile */
 } dw_cfg_t;
 static_assert(sizeof(dw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "dw_cfg_t must fit the plan's family state");
 
-/* per-plan state: the kernel's shared-memory attribute set (the plan's one instance) */
+/* per-plan state (the family scratch, 64-byte aligned): the TMA kernel's map of x (encoded when
+ * x moves), the kernel's shared-memory attribute set (the plan's one instance) */
 typedef struct dw_state {
+    CUtensorMap tmap_x;
+    const void *x_key;
+    int have_x;
     int smem_attr_done;
 } dw_state_t;
+static_assert(sizeof(dw_state_t) + 63 <= IGEMM_FAMILY_STATE_BYTES, "dw_state_t must fit the family scratch");
+
+static dw_state_t *dw_state_of(void *state) { return (dw_state_t *)(((uintptr_t)state + 63u) & ~(uintptr_t)63u); }
 
 static __device__ __forceinline__ float2 dw_f2(__half2 v) { return __half22float2(v); }
 static __device__ __forceinline__ float2 dw_f2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
@@ -100,6 +116,23 @@ static int dw_fast_s(const igemm_conv_params_t *p)
 {
     const int s_ok = p->s == 3 || p->s == 5 || p->s == 7;
     return s_ok && (p->stride_w == 1 || p->stride_w == 2) && p->dil_w == 1 ? (int)p->s : 0;
+}
+
+/* The TMA kernel's compiled windows: R = S = 3, 5, 7, stride_w 1 or 2, dil_w 1, on sm_90+. */
+static int dwx_window_ok(const igemm_conv_params_t *p, const igemm_device_info_t *dev)
+{
+    return dev->cc_major >= 9 && p->r == p->s && (p->s == 3 || p->s == 5 || p->s == 7) &&
+           (p->stride_w == 1 || p->stride_w == 2) && p->dil_w == 1;
+}
+
+/* Under AUTO, the TMA kernel takes 3x3 and 5x5 windows of at most 192 channels, the tiled kernel
+ * the rest. Measured (H100, 25 layers, decisions.md "depthwise-tma"): 1.0-1.46x the tiled kernel
+ * plain and 1.04-1.40x fused on those; on wider channel counts at small images (384-1152 channels
+ * at 7x7-14x14) 0.8-1.0x, on 7x7 windows 0.6-0.98x (a 7x7 filter row's weights reloaded per strip:
+ * no fewer instructions than the tiled kernel's pairs). */
+static int dwx_preferred(const igemm_conv_params_t *p)
+{
+    return (p->s == 3 || p->s == 5) && p->c <= 192;
 }
 
 /* channel vectors per CTA: all channels up to 256, fewer where the filters would not fit smem */
@@ -141,7 +174,8 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     do {                                                                                                \
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                        \
     } while (0)
-    if ((h->kernel && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED && h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA) ||
+    if ((h->kernel && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED && h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA &&
+         h->kernel != IGEMM_KERNEL_DEPTHWISE_TMA) ||
         h->consumers || h->split_k || h->stages || h->staging_boxes ||
         h->filter_resident || h->fold_rows || h->stem_prepass) {
         DW_WHY("plan hints name sm90 settings");
@@ -164,6 +198,13 @@ static int dw_supports(const igemm_conv_params_t *p, const igemm_device_info_t *
     if (h->kernel == IGEMM_KERNEL_DEPTHWISE_MMA && !mma_ok) {
         DW_WHY("hints.kernel = depthwise_mma: takes filters of at most 50 taps on compute capability >= 8.0; r x s = "
                "%lldx%lld, device %d.%d", (long long)p->r, (long long)p->s, dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    if (h->kernel == IGEMM_KERNEL_DEPTHWISE_TMA && !dwx_window_ok(p, dev)) {
+        DW_WHY("hints.kernel = depthwise_tma: takes square filters 3x3, 5x5, 7x7 (stride_w 1, 2; dil_w 1) on compute "
+               "capability >= 9.0; r x s = %lldx%lld, stride_w = %lld, dil_w = %lld, device %d.%d",
+               (long long)p->r, (long long)p->s, (long long)p->stride_w, (long long)p->dil_w, dev->cc_major,
+               dev->cc_minor);
         return 0;
     }
     if (h->kernel == IGEMM_KERNEL_DEPTHWISE_TILED && !dw_fast_s(p)) {
@@ -354,6 +395,8 @@ static int dwt_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
     return 1;
 }
 
+#include "depthwise_tma.cuh"
+
 static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                    const igemm_plan_hints_t *h, igemm_family_config_t *cfg)
 {
@@ -367,14 +410,32 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
      * measured faster than the mma kernel there, decisions.md "depthwise-mma"); the mma kernel for
      * the other filters of at most 50 taps (any stride and dilation; 1.5x the strip kernel) or
      * when the hint names it; the strip kernel for the rest */
-    c->tiled = h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA && c->s_t && dwt_choose(p, dev, h, c);
-    c->tp = !c->tiled && dev->cc_major >= 8 && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED ? dwm_tap_pairs(p) : 0;
+    c->tma = (h->kernel == IGEMM_KERNEL_DEPTHWISE_TMA || (!h->kernel && dwx_preferred(p))) && dwx_window_ok(p, dev) &&
+             dwx_choose(p, dev, h, c);
+    c->tiled = !c->tma && h->kernel != IGEMM_KERNEL_DEPTHWISE_MMA && h->kernel != IGEMM_KERNEL_DEPTHWISE_TMA && c->s_t &&
+               dwt_choose(p, dev, h, c);
+    c->tp = !c->tma && !c->tiled && dev->cc_major >= 8 && h->kernel != IGEMM_KERNEL_DEPTHWISE_TILED &&
+                    h->kernel != IGEMM_KERNEL_DEPTHWISE_TMA
+                ? dwm_tap_pairs(p)
+                : 0;
     c->mma = c->tp && dwm_choose(p, dev, h, c);
-    if (!c->mma && !c->tiled && (h->tile_m || h->tile_n || h->rows_per_tile || h->kernel))
+    if (!c->tma && !c->mma && !c->tiled && (h->tile_m || h->tile_n || h->rows_per_tile || h->kernel))
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
                                "depthwise: hints kernel = %d, tile_m = %d, tile_n = %d, rows_per_tile = %d: no tile of "
                                "that shape (output rows x columns x channels: a multiple of 8 up to 64) fits %d B of shared memory twice",
                                h->kernel, h->tile_m, h->tile_n, h->rows_per_tile, dev->smem_optin_per_block);
+    if (c->tma) {
+        if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
+        snprintf(cfg->desc, sizeof cfg->desc,
+                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): tma; persistent CTAs over tiles of %d "
+                 "output rows x %d columns x %d channels, each tile's %dx%d input window loaded by one TMA box "
+                 "(zero fill outside the image) into a ring of %d stages, a thread per 8-channel chunk over the tile's "
+                 "%d-column strips, fp32 FMA, fused epilogue with 16-byte stores; %zu B of shared memory, grid %u%s",
+                 (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
+                 (long long)p->dil_w, c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->x_stages, c->owt,
+                 c->smem, c->grid_x, c->pdl ? ", programmatic dependent launch" : "");
+        return IGEMM_STATUS_SUCCESS;
+    }
     if (c->mma) {
         if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
         snprintf(cfg->desc, sizeof cfg->desc,
@@ -509,10 +570,23 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
 {
     (void)workspace, (void)inner;
     const dw_cfg_t *c = igemm_family_priv((igemm_family_config_t *)cfg, dw_cfg_t);
+    if (c->tma) {
+        igemm_status_t rc = IGEMM_STATUS_SUCCESS;
+        const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
+                                  ? dwx_launch<__nv_bfloat16>(p, c, dw_state_of(state), (cudaStream_t)stream, &rc)
+                                  : dwx_launch<__half>(p, c, dw_state_of(state), (cudaStream_t)stream, &rc);
+        if (rc != IGEMM_STATUS_SUCCESS) return rc;
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "depthwise launch (c = %lld, %lldx%lld, tma): %s",
+                                   (long long)p->c, (long long)p->r, (long long)p->s, cudaGetErrorString(e));
+        }
+        return IGEMM_STATUS_SUCCESS;
+    }
     if (c->tiled || c->mma) {
         const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16
-                                  ? dwt_dispatch<__nv_bfloat16, __nv_bfloat162>(p, c, (dw_state_t *)state, (cudaStream_t)stream)
-                                  : dwt_dispatch<__half, __half2>(p, c, (dw_state_t *)state, (cudaStream_t)stream);
+                                  ? dwt_dispatch<__nv_bfloat16, __nv_bfloat162>(p, c, dw_state_of(state), (cudaStream_t)stream)
+                                  : dwt_dispatch<__half, __half2>(p, c, dw_state_of(state), (cudaStream_t)stream);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             return igemm_set_error(IGEMM_STATUS_CUDA_ERROR, "depthwise launch (c = %lld, %lldx%lld): %s",
@@ -528,7 +602,7 @@ static igemm_status_t dw_run(const igemm_conv_params_t *p, const igemm_family_co
     a.fd_ok = a.strips < ((int64_t)1 << 31);
     if (a.fd_ok) a.fd_qs = igemm_fastdiv_make((int32_t)a.qs), a.fd_p = igemm_fastdiv_make((int32_t)p->p);
     a.cbv = c->cbv;
-    dw_state_t *ds = (dw_state_t *)state;
+    dw_state_t *ds = dw_state_of(state);
     const cudaStream_t st = (cudaStream_t)stream;
     const cudaError_t e = p->in_dtype == IGEMM_DTYPE_BF16 ? dw_dispatch<__nv_bfloat16, __nv_bfloat162>(&a, c, ds, st)
                                                          : dw_dispatch<__half, __half2>(&a, c, ds, st);
