@@ -120,7 +120,10 @@ san_hints() {
     splitk_grid3) echo "kernel=cooperative,split_k=4,grid=3";;
     fold_whole_vit) echo "kernel=fold";;
     pixn64_split) echo "kernel=pixels_n,tile=64x64,split_k=3";;
-    dw3_grid2) echo "grid=2";;
+    dw3_grid2) echo "kernel=depthwise_tiled,grid=2";;
+    dw7_s2) echo "kernel=depthwise_tiled";;
+    dw3_tma_grid2) echo "kernel=depthwise_tma,grid=2";;
+    dw5_tma_s2) echo "kernel=depthwise_tma,grid=3";;
     dw3_mma) echo "kernel=depthwise_mma,grid=2";;
     dw5x3_dil_mma) echo "grid=3";;
     grouped_g32_family) echo "filter_resident=1,grid=3";;
@@ -152,8 +155,10 @@ stage_sanitize() {
   # the wider one: 144 -> 24 at 72k pixels; each warp's next block in flight); the tiled depthwise kernel on a
   # 2-CTA grid (three channel blocks: the weights restaged, both input buffers in turn) and 7x7
   # stride 2 with 40 channels (a partial 8-channel chunk count per position); the mma depthwise kernel
-  # forced on the 3x3 case (2-CTA grid) and by the planner's choice on a dilated 5x3 of stride 1x2
-  for s in ${SAN_CASES:-"r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pp_es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1" "splitk_grid3,1,13,17,96,72,3,3,1,1,1,1,1,1" "pixn64_split,1,1,64,512,200,1,1,1,1,0,0,1,1" "grouped_g4,2,11,13,128,128,3,3,1,1,1,1,1,1,32" "grouped_g8s2,2,9,11,64,64,3,3,2,2,1,1,1,1,8" "grouped_g24,1,9,10,96,96,3,3,1,1,1,1,1,1,4" "grouped_g32,1,7,9,128,128,3,3,1,1,1,1,1,1,4" "narrow_1x1,2,17,19,48,13,1,1,1,1,0,0,1,1" "narrow_c32,2,33,31,32,16,1,1,1,1,0,0,1,1" "narrow_wide,2,190,190,144,24,1,1,1,1,0,0,1,1" "dw3_grid2,2,13,19,144,144,3,3,1,1,1,1,1,1,144" "dw7_s2,1,15,17,40,40,7,7,2,2,3,3,1,1,40" "dw3_mma,2,13,19,144,144,3,3,1,1,1,1,1,1,144" "dw5x3_dil_mma,2,21,23,72,72,5,3,1,2,4,3,2,3,72" "grouped_g32_family,1,7,9,128,128,3,3,1,1,1,1,1,1,4" "grouped_g32_sm90,1,11,7,160,160,3,3,2,2,1,1,1,1,5" "grouped_g64_sm90,1,6,10,192,192,3,3,1,1,1,1,1,1,3"}; do
+  # forced on the 3x3 case (2-CTA grid) and by the planner's choice on a dilated 5x3 of stride 1x2; the
+  # TMA depthwise kernel on the 3x3 case (2-CTA grid: the ring's stages wrap) and a 5x5 stride 2 of 40
+  # channels (five 8-channel chunks per thread group row) on a 3-CTA grid
+  for s in ${SAN_CASES:-"r50_l1_3x3_64_small,2,56,56,64,64,3,3,1,1,1,1,1,1" "odd,1,17,13,24,40,3,5,2,1,2,1,1,2" "r50_l4_3x3_512_n2,2,7,7,512,512,3,3,1,1,1,1,1,1" "wm2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pp_es2_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "nc3_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pp_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "pixn_tail,1,23,29,128,200,3,3,1,1,1,1,1,1" "fold_stem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem,2,40,36,3,64,7,7,2,2,3,3,1,1" "rstem_g3,1,21,300,3,64,7,7,2,2,3,3,1,1" "bresp_tail,2,19,20,64,200,3,3,1,1,1,1,1,1" "pxpp_tail,2,19,20,64,64,3,3,1,1,1,1,1,1" "pxppbr_tail,2,19,20,64,40,3,3,1,1,1,1,1,1" "skc_tail,3,14,14,256,200,3,3,2,2,1,1,1,1" "halo_rows,2,3,224,64,64,3,3,1,1,1,1,1,1" "halo2_rows,2,6,56,64,64,3,3,1,1,1,1,1,1" "halo_turn_es2,2,4,224,64,64,3,3,1,1,1,1,1,1" "splitk_grid3,1,13,17,96,72,3,3,1,1,1,1,1,1" "pixn64_split,1,1,64,512,200,1,1,1,1,0,0,1,1" "grouped_g4,2,11,13,128,128,3,3,1,1,1,1,1,1,32" "grouped_g8s2,2,9,11,64,64,3,3,2,2,1,1,1,1,8" "grouped_g24,1,9,10,96,96,3,3,1,1,1,1,1,1,4" "grouped_g32,1,7,9,128,128,3,3,1,1,1,1,1,1,4" "narrow_1x1,2,17,19,48,13,1,1,1,1,0,0,1,1" "narrow_c32,2,33,31,32,16,1,1,1,1,0,0,1,1" "narrow_wide,2,190,190,144,24,1,1,1,1,0,0,1,1" "dw3_grid2,2,13,19,144,144,3,3,1,1,1,1,1,1,144" "dw7_s2,1,15,17,40,40,7,7,2,2,3,3,1,1,40" "dw3_mma,2,13,19,144,144,3,3,1,1,1,1,1,1,144" "dw5x3_dil_mma,2,21,23,72,72,5,3,1,2,4,3,2,3,72" "dw3_tma_grid2,2,13,19,144,144,3,3,1,1,1,1,1,1,144" "dw5_tma_s2,1,15,17,40,40,5,5,2,2,2,2,1,1,40" "grouped_g32_family,1,7,9,128,128,3,3,1,1,1,1,1,1,4" "grouped_g32_sm90,1,11,7,160,160,3,3,2,2,1,1,1,1,5" "grouped_g64_sm90,1,6,10,192,192,3,3,1,1,1,1,1,1,3"}; do
     h=$(san_hints "${s%%,*}")
     for tool in memcheck racecheck synccheck; do
       timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "$s" --epilogue full,none ${h:+--hints "$h"} >> "$CHK" 2>&1; rc=$?

@@ -101,6 +101,7 @@ const char *kernel_says(int kernel)
     case IGEMM_KERNEL_FOLD: return "fold ";
     case IGEMM_KERNEL_DEPTHWISE_TILED: return "tiled; persistent";
     case IGEMM_KERNEL_DEPTHWISE_MMA: return "mma.sync";
+    case IGEMM_KERNEL_DEPTHWISE_TMA: return "tma; persistent";
     }
     return "";
 }

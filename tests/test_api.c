@@ -454,10 +454,10 @@ TEST(api_hints_parse_every_key)
     CHECK_EQ_INT(igemm_plan_hints_parse("filter_resident=no,pdl=1,grid=auto", &h), IGEMM_STATUS_SUCCESS);
     CHECK(h.filter_resident == -1 && h.pdl == 1 && h.grid == 0);
     /* every kernel by name and by number; a later key wins */
-    static const char *const kernels[11] = {"auto",          "cooperative", "pingpong",        "pixels_n",
+    static const char *const kernels[12] = {"auto",          "cooperative", "pingpong",        "pixels_n",
                                             "pixels_n_pingpong", "halo_rows", "split_cluster",   "stem_rows",
-                                            "fold",          "depthwise_tiled", "depthwise_mma"};
-    for (int k = 0; k < 11; k++) {
+                                            "fold",          "depthwise_tiled", "depthwise_mma", "depthwise_tma"};
+    for (int k = 0; k < 12; k++) {
         char text[64];
         snprintf(text, sizeof text, "kernel=%s", kernels[k]);
         CHECK_MSG(igemm_plan_hints_parse(text, &h) == IGEMM_STATUS_SUCCESS && h.kernel == k, "%s: %s, kernel %d", text,
@@ -469,6 +469,7 @@ TEST(api_hints_parse_every_key)
     CHECK_EQ_INT(IGEMM_KERNEL_FOLD, 8);
     CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_TILED, 9);
     CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_MMA, 10);
+    CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_TMA, 11);
 }
 
 TEST(api_hints_parse_errors)
@@ -484,7 +485,7 @@ TEST(api_hints_parse_errors)
     CHECK_STATUS_MSG(igemm_plan_hints_parse("split_k=2x", &h), IGEMM_STATUS_INVALID_VALUE, "split_k");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=warp", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK(strstr(igemm_last_error(), "warp") != NULL);
-    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=11", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=12", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=-1", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128x", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
@@ -526,7 +527,7 @@ TEST(api_hints_validated_by_plan_create)
         int bad;
         const char *needle;
     } fields[] = {
-        {offsetof(igemm_plan_hints_t, kernel), 11, "hints.kernel = 11"},
+        {offsetof(igemm_plan_hints_t, kernel), 12, "hints.kernel = 12"},
         {offsetof(igemm_plan_hints_t, tile_m), -1, "hints.tile_m = -1"},
         {offsetof(igemm_plan_hints_t, tile_n), 4097, "hints.tile_n = 4097"},
         {offsetof(igemm_plan_hints_t, consumers), -2, "hints.consumers = -2"},

@@ -2,8 +2,9 @@
  * test_depthwise.c — the depthwise family (src/mem/depthwise.cu, IGEMM_PATH_MEMORY): convs of
  * groups = c = k. On the GPU (gpu_problem.h says what every check checks: guards, poisoned y,
  * unchanged inputs, tolerances): random depthwise convs forced onto the path — the compiled
- * the compiled windows (3x3, 5x5, 7x7 at stride_w 1 and 2) forced onto the tiled kernel
- * (kernel=depthwise_tiled) or the mma kernel (kernel=depthwise_mma), the other filters of at most
+ * windows (3x3, 5x5, 7x7 at stride_w 1 and 2) forced onto the tiled kernel
+ * (kernel=depthwise_tiled), the TMA kernel (kernel=depthwise_tma, square filters on sm_90) or the
+ * mma kernel (kernel=depthwise_mma), the other filters of at most
  * 50 taps on the mma kernel by the planner's choice (any stride and dilation), every fourth on a
  * grid of 1-3 CTAs, and the strip kernel's generic instance (filters of more than 50 taps), paddings, output columns that are not a multiple of the strip, channel
  * counts of 8..320 (several channel blocks, partial ones), every epilogue, fp16 and bf16 in,
@@ -74,20 +75,28 @@ TEST(gpu_depthwise_random)
     data_rng_t g = {test_seed(0xd3e1)};
     run_stats_t st;
     memset(&st, 0, sizeof st);
-    int kinds = 0; /* 1: the tiled kernel ran, 2: the strip kernel's generic instance, 4: the mma kernel */
+    /* 1: the tiled kernel ran, 2: the strip kernel's generic instance, 4: the mma kernel, 8: the TMA
+     * kernel (sm_90 devices: square windows) */
+    int kinds = 0;
+    const int sm90 = device_is_sm90();
     for (int it = 0; it < 150 && st.failed < 5; it++) {
-        const igemm_conv2d_desc_t d = gen_dw(&g, it);
+        igemm_conv2d_desc_t d = gen_dw(&g, it);
         igemm_epilogue_t e;
         gen_epilogue(&g, &e);
         const int fast = (d.s == 3 || d.s == 5 || d.s == 7) && d.stride_w <= 2 && d.dil_w == 1;
-        const int tiled = fast && (it / 3) % 2 == 1, strip = d.r * d.s > 50;
-        kinds |= tiled ? 1 : strip ? 2 : 4;
-        /* every fourth: the persistent grid capped at 1-3 CTAs (each CTA many tiles, both buffers
-         * in turn, the weights restaged when the channel block changes) */
+        /* the compiled windows in turn: tiled, TMA (square filters on sm_90), mma */
+        const int pick = (it / 3) % 3;
+        if (fast && pick == 1 && sm90 && it % 4 != 1) d.r = d.s; /* (gen_dw's odd rows stay for the others) */
+        const int tma = fast && pick == 1 && sm90 && d.r == d.s, tiled = fast && !tma && pick != 2;
+        const int strip = d.r * d.s > 50;
+        kinds |= tma ? 8 : tiled ? 1 : strip ? 2 : 4;
+        /* every fourth: the persistent grid capped at 1-3 CTAs (each CTA many tiles, the buffers or
+         * the ring's stages in turn, the weights restaged when the channel block changes) */
         igemm_plan_hints_t h = igemm_plan_hints_default();
         if (it % 4 == 3) h.grid = (int)data_rng_int(&g, 1, 3);
-        if (fast) h.kernel = tiled ? IGEMM_KERNEL_DEPTHWISE_TILED : IGEMM_KERNEL_DEPTHWISE_MMA;
-        const char *want = tiled ? "tiled; persistent" : strip ? "generic taps" : "mma.sync";
+        if (fast)
+            h.kernel = tma ? IGEMM_KERNEL_DEPTHWISE_TMA : tiled ? IGEMM_KERNEL_DEPTHWISE_TILED : IGEMM_KERNEL_DEPTHWISE_MMA;
+        const char *want = tma ? "tma; persistent" : tiled ? "tiled; persistent" : strip ? "generic taps" : "mma.sync";
         const int rc = run_one(&d, &e, IGEMM_PATH_MEMORY, &h, want, &g, &st, 0);
         REQUIRE(rc >= 0);
     }
@@ -96,7 +105,7 @@ TEST(gpu_depthwise_random)
     CHECK_EQ_INT(st.ran[IGEMM_PATH_MEMORY], 150);
     CHECK_EQ_INT(st.failed, 0);
     CHECK_EQ_INT(st.refused, 0);
-    CHECK_EQ_INT(kinds, 7);
+    CHECK_EQ_INT(kinds, sm90 ? 15 : 7);
 }
 
 TEST(gpu_depthwise_planner)
@@ -140,12 +149,13 @@ TEST(gpu_depthwise_plans_share_kernel)
         problem_free(&pb);
         return;
     }
-    /* the tiled kernel's plans, then the mma kernel's */
-    for (int kern = 0; kern < 2; kern++) {
+    /* the tiled kernel's plans, then the mma kernel's, then the TMA kernel's (sm_90) */
+    for (int kern = 0; kern < (device_is_sm90() ? 3 : 2); kern++) {
         igemm_plan_t *plan[2] = {NULL, NULL};
-        static const char *const hints[2][2] = {
+        static const char *const hints[3][2] = {
             {"kernel=depthwise_tiled,tile_n=64,rows_per_tile=16,tile_m=512", "kernel=depthwise_tiled,tile_n=64,rows_per_tile=8,tile_m=256"},
-            {"kernel=depthwise_mma,tile_n=64,rows_per_tile=12,tile_m=480", "kernel=depthwise_mma,tile_n=64,rows_per_tile=8,tile_m=320"}};
+            {"kernel=depthwise_mma,tile_n=64,rows_per_tile=12,tile_m=480", "kernel=depthwise_mma,tile_n=64,rows_per_tile=8,tile_m=320"},
+            {"kernel=depthwise_tma,tile_n=64,rows_per_tile=16,tile_m=640", "kernel=depthwise_tma,tile_n=64,rows_per_tile=4,tile_m=128"}};
         for (int i = 0; i < 2; i++) {
             igemm_plan_hints_t h;
             REQUIRE(igemm_plan_hints_parse(hints[kern][i], &h) == IGEMM_STATUS_SUCCESS);
@@ -156,7 +166,8 @@ TEST(gpu_depthwise_plans_share_kernel)
             CHECK_MSG(st == IGEMM_STATUS_SUCCESS, "hints %s: %s", hints[kern][i], igemm_last_error());
             if (st != IGEMM_STATUS_SUCCESS) goto done;
             const char *desc = igemm_plan_describe(plan[i]);
-            CHECK_MSG(strstr(desc, kern ? "mma.sync" : "tiled; persistent") != NULL, "%s", desc);
+            CHECK_MSG(strstr(desc, kern == 2 ? "tma; persistent" : kern ? "mma.sync" : "tiled; persistent") != NULL, "%s",
+                      desc);
         }
         /* the two tiles' shared memory, from the descriptions: different, both over 48 KB */
         {

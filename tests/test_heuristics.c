@@ -75,8 +75,8 @@ static const char *kernel_name(int k)
 {
     static const char *const names[] = {"AUTO",      "COOPERATIVE",   "PINGPONG",  "PIXELS_N",
                                         "PIXELS_N_PINGPONG", "HALO_ROWS", "SPLIT_CLUSTER", "STEM_ROWS",
-                                        "FOLD",      "DEPTHWISE_TILED", "DEPTHWISE_MMA"};
-    return k >= 0 && k <= 10 ? names[k] : "?";
+                                        "FOLD",      "DEPTHWISE_TILED", "DEPTHWISE_MMA", "DEPTHWISE_TMA"};
+    return k >= 0 && k <= 11 ? names[k] : "?";
 }
 
 /* The plan as the planner chose it, in the table's terms. */
@@ -401,9 +401,17 @@ static const hrow_t k_layers[] = {
      FOLD(1, COOPERATIVE, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     {"r50_l1_3x3_64 A100", L(32, 56, 56, 64, 64, 3, 3, 1, 1), PLAIN, BF, A100, "", GENERAL("device cc 8.0")},
     {"depthwise 3x3 32", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "",
+     MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): tma; persistent")},
+    {"depthwise 3x3 32 tiled hint", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "kernel=depthwise_tiled",
+     MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): tiled; persistent")},
+    {"depthwise 3x3 32 A100", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, A100, "",
      MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): tiled; persistent")},
     {"depthwise 7x7 192", LG(32, 28, 28, 192, 192, 7, 7, 1, 3, 192), FUSED, BF, SXM, "",
      MEMORY("kernel mem_depthwise: depthwise 7x7 (stride 1x1, dilation 1x1): tiled; persistent")},
+    {"depthwise 3x3 384", LG(32, 14, 14, 384, 384, 3, 3, 1, 1, 384), PLAIN, BF, SXM, "",
+     MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): tiled; persistent")},
+    {"depthwise 3x3 s2 144", LG(32, 56, 56, 144, 144, 3, 3, 2, 1, 144), FUSED, BF, SXM, "",
+     MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 2x2, dilation 1x1): tma; persistent")},
     {"depthwise 3x3 32 mma hint", LG(32, 56, 56, 32, 32, 3, 3, 1, 1, 32), PLAIN, BF, SXM, "kernel=depthwise_mma",
      MEMORY("kernel mem_depthwise: depthwise 3x3 (stride 1x1, dilation 1x1): mma.sync; persistent")},
     {"depthwise 7x1", LG(8, 28, 28, 64, 64, 7, 1, 1, 0, 64), PLAIN, BF, SXM, "",
