@@ -140,12 +140,13 @@ static __device__ __forceinline__ void dwx_store8(const igemm_conv_params_t &p, 
     }
 }
 
-/* CTAs per SM the registers are sized for: 2 (128 registers; 3 CTAs of 80 registers spilled the
- * 4-column 3x3 instances) */
-#define DWX_MIN_BLOCKS(s, owt) 2
+/* CTAs per SM the registers are sized for: 2 (128 registers). Three CTAs of 80 registers spilled
+ * the 4-column 3x3 stride-1 instance and, spill-free with the row loop rolled, ran the stride-2
+ * layers 0.3-3% slower (decisions.md "depthwise-tma"). */
+#define DWX_MIN_BLOCKS 2
 
 template <typename T, int S, int SW, int OWT>
-__global__ void __launch_bounds__(DWX_THREADS, DWX_MIN_BLOCKS(S, OWT))
+__global__ void __launch_bounds__(DWX_THREADS, DWX_MIN_BLOCKS)
     dwx_kernel(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ dwx_args_t a)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -314,7 +315,7 @@ static int dwx_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
     double best = -1.0;
     int best_qstrips = 0;
     for (int oi = 0; oi < nowt; oi++) {
-        const int OWT = owts[oi], ncol = (OWT - 1) * SW + S, minb = DWX_MIN_BLOCKS(S, OWT);
+        const int OWT = owts[oi], ncol = (OWT - 1) * SW + S, minb = DWX_MIN_BLOCKS;
         const int64_t qstrips = (p->q + OWT - 1) / OWT;
         for (int cb = 8; cb <= 256 && cb <= p->c; cb += 8) {
             const int64_t cblocks = (p->c + cb - 1) / cb;
