@@ -189,26 +189,6 @@ static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp
     return best->bn != 0;
 }
 
-int sm90_pdl_pick(const igemm_device_info_t *dev, const igemm_plan_hints_t *h, int64_t grid, int sms, int cluster,
-                  const char **why)
-{
-    /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
-     * before it in the stream. For grids of at least 7/8 of the SMs, grids of at most 5/8 (the
-     * kernel before leaves SMs free for this one's CTAs to start on: ResNet-50 batch 1 replay
-     * 0.333 -> 0.307 ms) and the split-in-cluster plans; not in between, where 104-CTA grids were
-     * slower with it (docs/decisions.md "pdl": S10-2, S12-3, pdl-small-grids); needs a driver that
-     * captures it into graphs (12.3). */
-    const int drv_ok = dev->driver_version >= 12030;
-    const int64_t g8 = grid * 8, s8 = sms;
-    const int grid_ok = h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5 || cluster > 1;
-    const int pdl = h->pdl >= 0 && grid_ok && drv_ok;
-    *why = pdl            ? ", programmatic dependent launch"
-           : h->pdl < 0   ? ", no programmatic dependent launch (hints.pdl = -1)"
-           : !drv_ok      ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
-                          : ", no programmatic dependent launch (grid between 5/8 and 7/8 of the SMs)";
-    return pdl;
-}
-
 static const char *kernel_name(int k)
 {
     switch (k) {

@@ -2,8 +2,10 @@
  * heuristics_rules.c — the sm90 conv planner's rules: after the cost-model search over the row
  * tiles (heuristics.c), each replaces the pick where measurements said so — wide tiles, ping-pong,
  * pixels as N, pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles and
- * pixels as N with split-K in a cluster (few-row problems), the resident filter. Each rule's
- * comment names its measurement in docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
+ * pixels as N with split-K in a cluster (few-row problems), the resident filter; and the
+ * programmatic-dependent-launch rule, shared by the conv and the grouped planners
+ * (heuristics.c, heuristics_grouped.c). Each rule's comment names its measurement in
+ * docs/decisions.md. Plain C, no CUDA: tests/test_heuristics.c runs them on the CPU.
  */
 #include "heuristics_rules.h"
 #include "heuristics_smem.h"
@@ -279,4 +281,24 @@ int sm90_rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_
         return 0;
     const int s_br = sm90_h_stages_fit(bm, best->bn, best->nc, best->es, best->tp > 0, c->k_iters, c->smem);
     return s_br >= (fbr == 1 ? 2 : 4) ? s_br : 0;
+}
+
+int sm90_pdl_pick(const igemm_device_info_t *dev, const igemm_plan_hints_t *h, int64_t grid, int sms, int cluster,
+                  const char **why)
+{
+    /* programmatic dependent launch: the kernel's launch and set-up overlap the end of the kernel
+     * before it in the stream. For grids of at least 7/8 of the SMs, grids of at most 5/8 (the
+     * kernel before leaves SMs free for this one's CTAs to start on: ResNet-50 batch 1 replay
+     * 0.333 -> 0.307 ms) and the split-in-cluster plans; not in between, where 104-CTA grids were
+     * slower with it (docs/decisions.md "pdl": S10-2, S12-3, pdl-small-grids); needs a driver that
+     * captures it into graphs (12.3). */
+    const int drv_ok = dev->driver_version >= 12030;
+    const int64_t g8 = grid * 8, s8 = sms;
+    const int grid_ok = h->pdl == 1 || g8 >= s8 * 7 || g8 <= s8 * 5 || cluster > 1;
+    const int pdl = h->pdl >= 0 && grid_ok && drv_ok;
+    *why = pdl            ? ", programmatic dependent launch"
+           : h->pdl < 0   ? ", no programmatic dependent launch (hints.pdl = -1)"
+           : !drv_ok      ? ", no programmatic dependent launch (driver older than CUDA 12.3)"
+                          : ", no programmatic dependent launch (grid between 5/8 and 7/8 of the SMs)";
+    return pdl;
 }

@@ -49,7 +49,7 @@ int sm90_rule_pixels_n_split(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_narrow_rows(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_filter_resident(const ctx_t *c, const pick_t *best, int bm, int64_t units, int64_t max_ctas);
 
-/* heuristics.c: programmatic dependent launch for a plan of `grid` CTAs (clusters of `cluster`)
+/* heuristics_rules.c: programmatic dependent launch for a plan of `grid` CTAs (clusters of `cluster`)
  * on `sms` SMs under the hints: 1 or 0, *why the description's clause saying which and why. */
 int sm90_pdl_pick(const igemm_device_info_t *dev, const igemm_plan_hints_t *h, int64_t grid, int sms, int cluster,
                   const char **why);
