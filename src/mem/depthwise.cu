@@ -69,7 +69,7 @@ typedef struct dw_cfg {
     int tp, units;                         /* tap pairs compiled (5, 13, 25), 16-pixel units per tile */
     igemm_fastdiv_t fd_tw;                 /* the tile's output columns */
     int tma;                               /* the TMA kernel (depthwise_tma.cuh; tiles as above), with: */
-    int x_stages, x_stage_bytes, x_stage_stride, x_w_stride, x_coef_off, x_bar_off, x_stage_off; /* its ring and smem layout */
+    int x_stages;                          /* its ring's stages (the layout: dwx_layout) */
     igemm_fastdiv_t fd_ns;                 /* strips per tile */
 } dw_cfg_t;
 static_assert(sizeof(dw_cfg_t) <= IGEMM_FAMILY_PRIV_BYTES, "dw_cfg_t must fit the plan's family state");

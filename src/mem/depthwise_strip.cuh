@@ -79,38 +79,26 @@ static __device__ __forceinline__ void dw_fma8(float acc[8], const float w[8], c
     for (int i = 0; i < 8; i++) acc[i] = fmaf(w[i], x[i], acc[i]);
 }
 
-/* The epilogue of 8 channels ch.. of output element index yidx (NHWC), stored to y. */
-static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p, const float acc[8], int64_t ch,
-                                                    int64_t yidx)
+/* The residual's 8 channels at element index yidx (NHWC, the output type) as fp32. Shared by the
+ * strip and the TMA kernels. */
+static __device__ __forceinline__ void dw_residual8(const igemm_conv_params_t &p, int64_t yidx, float res[8])
 {
-    float v[8], res[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    if (p.has_residual) {
-        if (p.out_dtype == IGEMM_DTYPE_F32) {
-            const float4 r0 = __ldg((const float4 *)((const float *)p.residual + yidx));
-            const float4 r1 = __ldg((const float4 *)((const float *)p.residual + yidx) + 1);
-            res[0] = r0.x, res[1] = r0.y, res[2] = r0.z, res[3] = r0.w, res[4] = r1.x, res[5] = r1.y, res[6] = r1.z,
-            res[7] = r1.w;
-        } else if (p.out_dtype == IGEMM_DTYPE_F16) {
-            dw_load8<__half2>((const __half *)p.residual + yidx, res);
-        } else {
-            dw_load8<__nv_bfloat162>((const __nv_bfloat16 *)p.residual + yidx, res);
-        }
+    if (p.out_dtype == IGEMM_DTYPE_F32) {
+        const float4 r0 = __ldg((const float4 *)((const float *)p.residual + yidx));
+        const float4 r1 = __ldg((const float4 *)((const float *)p.residual + yidx) + 1);
+        res[0] = r0.x, res[1] = r0.y, res[2] = r0.z, res[3] = r0.w, res[4] = r1.x, res[5] = r1.y, res[6] = r1.z,
+        res[7] = r1.w;
+    } else if (p.out_dtype == IGEMM_DTYPE_F16) {
+        dw_load8<__half2>((const __half *)p.residual + yidx, res);
+    } else {
+        dw_load8<__nv_bfloat162>((const __nv_bfloat16 *)p.residual + yidx, res);
     }
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        float t = p.alpha * acc[i];
-        if (p.has_scale) t *= __ldg(p.scale + ch + i);
-        if (p.has_bias) t += __ldg(p.bias + ch + i);
-        if (p.has_residual) t += p.beta * res[i];
-        v[i] = t;
-    }
-    if (p.act == IGEMM_ACT_RELU) {
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = fmaxf(v[i], 0.0f);
-    } else if (p.act != IGEMM_ACT_NONE) {
-#pragma unroll
-        for (int i = 0; i < 8; i++) v[i] = igemm_act_dev_noinline(p.act, v[i], p.act_param);
-    }
+}
+
+/* 8 fp32 values v stored to y at element index yidx (16- or 32-byte stores in the output type).
+ * Shared by the strip and the TMA kernels. */
+static __device__ __forceinline__ void dw_store8(const igemm_conv_params_t &p, const float v[8], int64_t yidx)
+{
     if (p.out_dtype == IGEMM_DTYPE_F32) {
         float4 *d = (float4 *)((float *)p.y + yidx);
         d[0] = make_float4(v[0], v[1], v[2], v[3]);
@@ -129,6 +117,30 @@ static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p
         }
         *(uint4 *)((uint16_t *)p.y + yidx) = make_uint4(w[0], w[1], w[2], w[3]);
     }
+}
+
+/* The epilogue of 8 channels ch.. of output element index yidx (NHWC), stored to y. */
+static __device__ __forceinline__ void dw_epilogue8(const igemm_conv_params_t &p, const float acc[8], int64_t ch,
+                                                    int64_t yidx)
+{
+    float v[8], res[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    if (p.has_residual) dw_residual8(p, yidx, res);
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        float t = p.alpha * acc[i];
+        if (p.has_scale) t *= __ldg(p.scale + ch + i);
+        if (p.has_bias) t += __ldg(p.bias + ch + i);
+        if (p.has_residual) t += p.beta * res[i];
+        v[i] = t;
+    }
+    if (p.act == IGEMM_ACT_RELU) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = fmaxf(v[i], 0.0f);
+    } else if (p.act != IGEMM_ACT_NONE) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = igemm_act_dev_noinline(p.act, v[i], p.act_param);
+    }
+    dw_store8(p, v, yidx);
 }
 
 /* The CTA's prologue: after the programmatic-launch wait, the filters of channels c0 .. c0+CB-1

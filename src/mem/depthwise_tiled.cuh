@@ -129,9 +129,10 @@ static __device__ __forceinline__ void dwt_pair_coef(const igemm_conv_params_t &
 
 /* Work item w (< items in all; channel blocks fastest: the CTAs running at once read whole pixels
  * of neighbouring tiles) as its channel block cblk and tile origin (image n, first output
- * row oh0, first output column ow0). */
-template <int OWT>
-static __device__ __forceinline__ void dwt_item(const dwt_args_t &a, int w, int &cblk, int64_t &n, int64_t &oh0,
+ * row oh0, first output column ow0). A: the tiled, mma or TMA kernel's arguments (th, ns, fd_cblocks,
+ * fd_tq, fd_tp). */
+template <int OWT, typename A>
+static __device__ __forceinline__ void dwt_item(const A &a, int w, int &cblk, int64_t &n, int64_t &oh0,
                                                 int64_t &ow0)
 {
     const int t = igemm_fastdiv_div(w, a.fd_cblocks);

@@ -50,34 +50,25 @@ typedef struct dwx_args {
     int stages, stage_bytes;  /* the ring: its stages, a stage's box bytes */
     int stage_stride;         /* bytes from one stage to the next (the box's, rounded up to 128: TMA
                                  destinations are 128-byte aligned) */
-    int w_off, w_stride;      /* weights: byte offset, bytes per chunk ([tap][8] fp32 + 16) */
+    int w_stride;             /* weights at byte 0: bytes per chunk ([tap][8] fp32 + 16) */
     int coef_off, bar_off, stage_off; /* coefficients ([chunk][sa 8, bi 8] + 16), barriers, stages */
     int total;                /* work items: tiles x channel blocks */
     igemm_fastdiv_t fd_cblocks, fd_tq, fd_tp, fd_ns;
 } dwx_args_t;
-
-/* Work item w as its channel block, image and tile origin (as dwt_item, strips of OWT columns). */
-template <int OWT>
-static __device__ __forceinline__ void dwx_item(const dwx_args_t &a, int w, int &cblk, int &n, int &oh0, int &ow0)
-{
-    const int t = igemm_fastdiv_div(w, a.fd_cblocks);
-    cblk = w - t * a.fd_cblocks.d;
-    const int band = igemm_fastdiv_div(t, a.fd_tq), img = igemm_fastdiv_div(band, a.fd_tp);
-    const int tq = t - band * a.fd_tq.d, tp = band - img * a.fd_tp.d;
-    n = img, oh0 = tp * a.th, ow0 = tq * a.ns * OWT;
-}
 
 /* Thread 0: the window of item w into stage s (its full barrier expects the box's bytes). */
 template <int SW, int OWT>
 static __device__ __forceinline__ void dwx_issue(const dwx_args_t &a, const CUtensorMap *tmap, int w, int s,
                                                  uint32_t bar0, uint32_t stage0)
 {
-    int cblk, n, oh0, ow0;
-    dwx_item<OWT>(a, w, cblk, n, oh0, ow0);
+    int cblk;
+    int64_t n, oh0, ow0;
+    dwt_item<OWT>(a, w, cblk, n, oh0, ow0);
     const uint32_t bar = bar0 + 8u * (uint32_t)s;
     ptx_mbarrier_arrive_expect_tx(bar, (uint32_t)a.stage_bytes);
     ptx_cp_async_bulk_tensor_4d_tile(stage0 + (uint32_t)(s * a.stage_stride), tmap, bar, cblk * a.cb,
-                                     ow0 * SW - (int)a.p.pad_left, oh0 * (int)a.p.stride_h - (int)a.p.pad_top, n);
+                                     (int)ow0 * SW - (int)a.p.pad_left, (int)oh0 * (int)a.p.stride_h - (int)a.p.pad_top,
+                                     (int)n);
 }
 
 /* 8 packed 16-bit values as fp32 (bf16: a shift or a mask each) */
@@ -96,7 +87,9 @@ static __device__ __forceinline__ void dwx_unpack8(const uint4 u, float (&x)[8])
     }
 }
 
-/* The fused epilogue of one output column's 8 channels v at element index yidx of y. */
+/* The fused epilogue of one output column's 8 channels v at element index yidx of y: the
+ * coefficients coef (alpha * scale, bias) from shared memory, beta * residual, the activation, and
+ * the strip kernel's 8-channel loads and stores (dw_load8, dw_store8). */
 static __device__ __forceinline__ void dwx_store8(const igemm_conv_params_t &p, float (&v)[8], const float4 *coef,
                                                   int64_t yidx)
 {
@@ -107,37 +100,12 @@ static __device__ __forceinline__ void dwx_store8(const igemm_conv_params_t &p, 
     for (int e = 0; e < 8; e++) v[e] = fmaf(v[e], sa[e], bi[e]);
     if (p.has_residual) {
         float r[8];
-        if (p.out_dtype == IGEMM_DTYPE_F32) {
-            const float4 *rp = (const float4 *)((const float *)p.residual + yidx);
-            const float4 r0 = __ldg(rp), r1 = __ldg(rp + 1);
-            r[0] = r0.x, r[1] = r0.y, r[2] = r0.z, r[3] = r0.w, r[4] = r1.x, r[5] = r1.y, r[6] = r1.z, r[7] = r1.w;
-        } else {
-            const uint4 u = __ldg((const uint4 *)((const uint16_t *)p.residual + yidx));
-            if (p.out_dtype == IGEMM_DTYPE_F16) dwx_unpack8<__half>(u, r);
-            else dwx_unpack8<__nv_bfloat16>(u, r);
-        }
+        dw_residual8(p, yidx, r);
 #pragma unroll
         for (int e = 0; e < 8; e++) v[e] = fmaf(p.beta, r[e], v[e]);
     }
     igemm_act_dev_array<8>(p.act, v, p.act_param);
-    if (p.out_dtype == IGEMM_DTYPE_F32) {
-        float4 *yp = (float4 *)((float *)p.y + yidx);
-        yp[0] = make_float4(v[0], v[1], v[2], v[3]);
-        yp[1] = make_float4(v[4], v[5], v[6], v[7]);
-    } else {
-        uint32_t w[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            if (p.out_dtype == IGEMM_DTYPE_F16) {
-                const __half2 h = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
-                w[i] = *(const uint32_t *)&h;
-            } else {
-                const __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
-                w[i] = *(const uint32_t *)&h;
-            }
-        }
-        *(uint4 *)((uint16_t *)p.y + yidx) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
+    dw_store8(p, v, yidx);
 }
 
 /* CTAs per SM the registers are sized for: 2 (128 registers). Three CTAs of 80 registers spilled
@@ -174,14 +142,15 @@ __global__ void __launch_bounds__(DWX_THREADS, DWX_MIN_BLOCKS)
     int cur_cblk = -1;
     for (int k = 0, w = (int)blockIdx.x; w < total; k++, w += step) {
         const int s = k % stages;
-        int cblk, n, oh0, ow0;
-        dwx_item<OWT>(a, w, cblk, n, oh0, ow0);
-        const int c0 = cblk * a.cb;
+        int cblk;
+        int64_t n64, oh064, ow064;
+        dwt_item<OWT>(a, w, cblk, n64, oh064, ow064);
+        const int c0 = cblk * a.cb, n = (int)n64, oh0 = (int)oh064, ow0 = (int)ow064;
         if (cblk != cur_cblk) { /* every thread left the last item (the barrier at its end) */
             const T *wg = (const T *)p.filter + (int64_t)c0 * TAPS;
             for (int i = tid; i < TAPS * a.cb; i += nthr) {
                 const int cc = i / TAPS, tap = i - cc * TAPS;
-                float *wr = (float *)(dwx_smem + a.w_off + (cc >> 3) * a.w_stride);
+                float *wr = (float *)(dwx_smem + (cc >> 3) * a.w_stride);
                 wr[tap * 8 + (cc & 7)] = c0 + cc < p.c ? dw_f1(wg[i]) : 0.0f;
             }
             for (int cc = tid; cc < a.cb; cc += nthr) {
@@ -199,7 +168,7 @@ __global__ void __launch_bounds__(DWX_THREADS, DWX_MIN_BLOCKS)
         const int ch = c0 + 8 * chunk;
         if (g < a.groups && ch < (int)p.c) {
             const uint8_t *tile = dwx_smem + a.stage_off + s * a.stage_stride + chunk * 16;
-            const float4 *wch = (const float4 *)(dwx_smem + a.w_off + chunk * a.w_stride);
+            const float4 *wch = (const float4 *)(dwx_smem + chunk * a.w_stride);
             const float4 *coef = (const float4 *)(dwx_smem + a.coef_off + chunk * 80);
             for (int it = g; it < pieces; it += a.groups) {
                 const int orow = igemm_fastdiv_div(it, a.fd_ns), strip = it - orow * a.ns;
@@ -284,6 +253,19 @@ static int dwx_conflicts(int nch, int ns, int rowcols, int stripcols, int cb)
     return worst;
 }
 
+/* The TMA kernel's shared-memory layout for nch 8-channel chunks of an S x S filter and a stage
+ * box of box bytes: the weights at 0 (w_stride bytes per chunk), the coefficients, the barriers,
+ * then the stages (from *stage_off, *stride bytes apart: TMA destinations are 128-byte aligned). */
+static void dwx_layout(int nch, int taps, int64_t box, int *w_stride, int *coef_off, int *bar_off, int *stage_off,
+                       int64_t *stride)
+{
+    *w_stride = taps * 32 + 16;
+    *coef_off = nch * *w_stride;
+    *bar_off = *coef_off + nch * 80;
+    *stage_off = (*bar_off + 8 * DWX_MAX_STAGES + 127) / 128 * 128;
+    *stride = (box + 127) / 128 * 128;
+}
+
 /* The TMA kernel's tile: the strip width OWT (dwx_owts), the channel block cb (a multiple of 8 up
  * to 256, at least 32 where c is, padding c by at most an eighth), the output rows th and strips
  * ns, and the ring's stages (2-4, as many CTAs per SM as the registers allow where two stages each
@@ -324,8 +306,6 @@ static int dwx_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
                           : (cblocks * cb - p->c) * 8 > p->c || (cb < 32 && cb < p->c) || (divides && p->c % cb))
                 continue;
             const int nch = cb / 8, groups = DWX_THREADS / nch, warps = (nch * groups + 31) / 32;
-            const int w_stride = taps * 32 + 16;
-            const int fixed = (nch * w_stride + nch * 80 + 8 * DWX_MAX_STAGES + 127) / 128 * 128;
             for (int64_t th = 1; th <= 64 && th <= p->p; th++) {
                 if (h->rows_per_tile && th != h->rows_per_tile) continue;
                 const int64_t in_rows = (th - 1) * sh + (R - 1) * dh + 1;
@@ -334,7 +314,10 @@ static int dwx_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
                     if (h->tile_m && th * ns * OWT != h->tile_m) continue;
                     const int64_t pieces = th * ns, in_cols = (ns * OWT - 1) * SW + S;
                     if (in_cols > 256) break;
-                    const int64_t box = (int64_t)cb * 2 * in_cols * in_rows, stride = (box + 127) / 128 * 128;
+                    const int64_t box = (int64_t)cb * 2 * in_cols * in_rows;
+                    int w_stride, coef_off, bar_off, fixed;
+                    int64_t stride;
+                    dwx_layout(nch, taps, box, &w_stride, &coef_off, &bar_off, &fixed, &stride);
                     /* minb CTAs per SM where two stages each fit, then as many stages as fit */
                     int occ = minb;
                     while (occ > 1 && fixed + 2 * stride + 1024 > smem_sm / occ) occ--;
@@ -376,10 +359,7 @@ static int dwx_choose(const igemm_conv_params_t *p, const igemm_device_info_t *d
                         c->owt = OWT;
                         c->cb = cb, c->threads = nch * groups, c->groups = groups;
                         c->th = (int)th, c->ns = (int)ns, c->in_rows = (int)in_rows, c->in_cols = (int)in_cols;
-                        c->x_stages = stages, c->x_stage_bytes = (int)box, c->x_stage_stride = (int)stride;
-                        c->x_w_stride = w_stride;
-                        c->x_coef_off = nch * w_stride, c->x_bar_off = c->x_coef_off + nch * 80;
-                        c->x_stage_off = fixed;
+                        c->x_stages = stages;
                         c->smem = (size_t)fixed + (size_t)stages * (size_t)stride;
                         c->grid_x = (unsigned)grid;
                     }
@@ -413,10 +393,11 @@ static cudaError_t dwx_launch(const igemm_conv_params_t *p, const dw_cfg_t *c, d
     memset(&a, 0, sizeof a);
     a.p = *p;
     a.th = c->th, a.ns = c->ns, a.cb = c->cb, a.nch = c->cb / 8, a.groups = c->groups;
-    a.in_rows = c->in_rows, a.in_cols = c->in_cols, a.stages = c->x_stages, a.stage_bytes = c->x_stage_bytes;
-    a.stage_stride = c->x_stage_stride;
-    a.w_off = 0, a.w_stride = c->x_w_stride, a.coef_off = c->x_coef_off, a.bar_off = c->x_bar_off;
-    a.stage_off = c->x_stage_off, a.total = c->total;
+    a.in_rows = c->in_rows, a.in_cols = c->in_cols, a.stages = c->x_stages, a.total = c->total;
+    a.stage_bytes = c->cb * 2 * c->in_cols * c->in_rows;
+    int64_t stride;
+    dwx_layout(a.nch, (int)(p->s * p->s), a.stage_bytes, &a.w_stride, &a.coef_off, &a.bar_off, &a.stage_off, &stride);
+    a.stage_stride = (int)stride;
     a.fd_cblocks = c->fd_cblocks, a.fd_tq = c->fd_tq, a.fd_tp = c->fd_tp, a.fd_ns = c->fd_ns;
     void (*kern)(const CUtensorMap, const dwx_args_t) = NULL;
     switch (c->s_t * 100 + c->sw * 10 + c->owt % 10) {
