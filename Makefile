@@ -39,10 +39,17 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -fPIC -fvisibility=hidden -Iinclude -D_GNU_SOURCE
 LDLIBS := -lm -lpthread -ldl
 
-# Generic kernels: sm_80 SASS + sm_90 SASS + compute_80 PTX (JIT for anything newer).
-GEN_GENERIC := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+# Generic kernels: sm_80 SASS (sm_80-89) + sm_90 SASS + compute_90 PTX, which the driver compiles for
+# anything newer (sm_100, sm_120). compute_90, not compute_80: the kernels' sm_90 code (the
+# depthwise TMA kernel, griddepcontrol under programmatic dependent launch) is compiled only where
+# __CUDA_ARCH__ >= 900, and the planners take it on every device of compute capability >= 9.0; a
+# device JIT-compiling compute_80 PTX would run an empty kernel body.
+GEN_GENERIC := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 # Hopper kernels: wgmma / setmaxnreg need the arch-specific sm_90a target.
 GEN_SM90 := -gencode arch=compute_90a,code=sm_90a
+# Blackwell kernels: tcgen05 needs sm_100a SASS (plain -arch=sm_100a would also embed compute_100a
+# PTX, which ptxas rejects for tcgen05); spills and ptxas warnings fail the build.
+GEN_SM100 := -gencode arch=compute_100a,code=sm_100a
 NVCCFLAGS ?= -O3 -lineinfo
 override NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Isrc --expt-relaxed-constexpr -Xptxas -warn-spills
 
@@ -55,7 +62,7 @@ SM90_GEN := src/sm90/instances/gen.sh
 SM90_UNITS := $(shell awk '!/^[ \t]*\#/ && NF {print $$1}' $(SM90_LIST) | sort -u)
 GEN_CU := $(foreach u,$(SM90_UNITS),$(GEN_DIR)/$(u)_bf16.cu $(GEN_DIR)/$(u)_f16.cu)
 ifeq ($(HAVE_CUDA),1)
-CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/mem/*.cu src/sm90/*.cu)
+CU_SRCS := $(wildcard src/sm80/*.cu src/gpu_ref/*.cu src/mem/*.cu src/sm90/*.cu src/sm100/*.cu)
 override CFLAGS += -DIGEMM_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt
 LIB_CXX := -lstdc++
@@ -109,6 +116,12 @@ endef
 
 $(BUILD)/src/sm90/%.o: src/sm90/%.cu $(HDRS) | banner
 	$(SM90_COMPILE)
+
+$(BUILD)/src/sm100/%.o: src/sm100/%.cu $(HDRS) | banner
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $< (sm_100a)"
+	$(Q)$(NVCC) $(NVCCFLAGS) $(GEN_SM100) -Xptxas -v,--warning-as-error -c $< -o $@ 2> $(@:.o=.ptxas.txt) || (cat $(@:.o=.ptxas.txt); exit 1)
+	@if grep -E "[1-9][0-9]* bytes spill" $(@:.o=.ptxas.txt); then rm -f $@; echo "error: spills in $<"; exit 1; fi
 
 $(GEN_DIR)/.stamp: $(SM90_LIST) $(SM90_GEN)
 	@mkdir -p $(GEN_DIR)
