@@ -58,6 +58,7 @@
 #include <stdlib.h>
 
 #include "../common/launch.h"
+#include "conv_maps.h"
 #include "core/epilogue.cuh"
 #include "instances.h"
 
@@ -188,28 +189,9 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
      * of a 64-row GEMM ran at 1.7x the time of the same tiles at M = 128 (docs/decisions.md
      * "tma-oob-rows"). The stage's rows past the box are stale and feed only unstored rows. */
     const int a_rows = !pl->halo && p->gemm_m < pl->bm ? (int)((p->gemm_m + 7) / 8 * 8) : pl->bm;
-    if (a_tiled && (!st->have_x || st->x_key != p->x)) {
-        const uint64_t dims[2] = {(uint64_t)p->c, (uint64_t)p->gemm_m};
-        const uint64_t strides[1] = {(uint64_t)p->c * 2};
-        const uint32_t box[2] = {SM90_BK, (uint32_t)a_rows};
+    if (!pl->halo && (!st->have_x || st->x_key != p->x)) { /* tiled 2-D where a_tiled, else im2col */
         st->have_x = 0;
-        rc = igemm_tmap_encode_tiled(&st->tmap_x, p->in_dtype, p->x, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
-        if (rc != IGEMM_STATUS_SUCCESS) return rc;
-        st->x_key = p->x;
-        st->have_x = 1;
-    }
-    if (!a_tiled && !pl->halo && (!st->have_x || st->x_key != p->x)) {
-        int64_t lo_w, lo_h, up_w, up_h;
-        sm90_corners(p, &lo_w, &lo_h, &up_w, &up_h);
-        const uint64_t dims[4] = {(uint64_t)p->c, (uint64_t)p->w, (uint64_t)p->h, (uint64_t)p->n};
-        const uint64_t strides[3] = {(uint64_t)p->c * 2, (uint64_t)(p->w * p->c * 2),
-                                     (uint64_t)(p->h * p->w * p->c * 2)};
-        const int lower[2] = {(int)lo_w, (int)lo_h};
-        const int upper[2] = {(int)up_w, (int)up_h};
-        const uint32_t es[4] = {1, (uint32_t)p->stride_w, (uint32_t)p->stride_h, 1};
-        st->have_x = 0;
-        rc = igemm_tmap_encode_im2col(&st->tmap_x, p->in_dtype, p->x, 4, dims, strides, lower, upper, SM90_BK,
-                                      (uint32_t)a_rows, es, CU_TENSOR_MAP_SWIZZLE_128B);
+        rc = igemm_conv_encode_x_map(p, a_rows, &st->tmap_x);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->x_key = p->x;
         st->have_x = 1;
@@ -218,14 +200,8 @@ static igemm_status_t sm90_run(const igemm_conv_params_t *p, const igemm_family_
     /* grouped slabs: one box of kg rows per group (sm90.h sm90_group_tile) */
     const int w_rows = pl->g_boxes > 1 ? (int)p->kg : bn;
     if (!st->have_w || st->w_key != p->filter || st->w_bn != w_rows) {
-        /* KRSC with C = c / groups (= c without groups) */
-        const uint64_t dims[4] = {(uint64_t)p->cg, (uint64_t)p->s, (uint64_t)p->r, (uint64_t)p->k};
-        const uint64_t strides[3] = {(uint64_t)p->cg * 2, (uint64_t)(p->s * p->cg * 2),
-                                     (uint64_t)(p->r * p->s * p->cg * 2)};
-        const uint32_t box[4] = {SM90_BK, 1, 1, (uint32_t)w_rows};
         st->have_w = 0;
-        rc = igemm_tmap_encode_tiled(&st->tmap_w, p->in_dtype, p->filter, 4, dims, strides, box,
-                                     CU_TENSOR_MAP_SWIZZLE_128B);
+        rc = igemm_conv_encode_w_map(p, w_rows, &st->tmap_w);
         if (rc != IGEMM_STATUS_SUCCESS) return rc;
         st->w_key = p->filter;
         st->w_bn = w_rows;

@@ -45,21 +45,12 @@
         if (why && why_len) snprintf(why, why_len, __VA_ARGS__);                                       \
     } while (0)
 
-int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
-                             char *why, size_t why_len)
+int igemm_tma_conv_geometry_ok(const igemm_conv_params_t *p, char *why, size_t why_len)
 {
     const int64_t lim31 = ((int64_t)1 << 30); /* TMA coordinates are signed 32-bit: keep headroom */
     int64_t lo_w, lo_h, up_w, up_h;
-    if (h->kernel > IGEMM_KERNEL_SPLIT_CLUSTER) {
-        SM90_WHY("hints.kernel = %d names another family's kernel", h->kernel);
-        return 0;
-    }
-    if (dev->cc_major != 9 || dev->cc_minor != 0) {
-        SM90_WHY("device cc %d.%d: the TMA/wgmma kernels are built for sm_90a only", dev->cc_major, dev->cc_minor);
-        return 0;
-    }
     if (p->in_dtype != IGEMM_DTYPE_F16 && p->in_dtype != IGEMM_DTYPE_BF16) {
-        SM90_WHY("x dtype = %d: wgmma path takes f16 or bf16 inputs", (int)p->in_dtype);
+        SM90_WHY("x dtype = %d: the tensor-core paths take f16 or bf16 inputs", (int)p->in_dtype);
         return 0;
     }
     if (p->c % 8 != 0) {
@@ -98,7 +89,7 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
         return 0;
     }
     if (p->gemm_m >= ((int64_t)1 << 31) - 512) {
-        SM90_WHY("n*p*q = %lld output pixels: the sm90 kernel indexes pixels with 32 bits (needs < 2^31 - 512)",
+        SM90_WHY("n*p*q = %lld output pixels: the TMA kernels index pixels with 32 bits (needs < 2^31 - 512)",
                  (long long)p->gemm_m);
         return 0;
     }
@@ -109,6 +100,21 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
                  (long long)p->gemm_n, (long long)k_iters);
         return 0;
     }
+    return 1;
+}
+
+int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                             char *why, size_t why_len)
+{
+    if (h->kernel > IGEMM_KERNEL_SPLIT_CLUSTER) {
+        SM90_WHY("hints.kernel = %d names another family's kernel", h->kernel);
+        return 0;
+    }
+    if (dev->cc_major != 9 || dev->cc_minor != 0) {
+        SM90_WHY("device cc %d.%d: the TMA/wgmma kernels are built for sm_90a only", dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    if (!igemm_tma_conv_geometry_ok(p, why, why_len)) return 0;
     if (sm90_h_stages_for(128, 64, 2, sm90_h_epi_slots(128, 1, 64, 2, 1, 1, 0, 0, dev->smem_optin_per_block),
                    dev->smem_optin_per_block) < 2) {
         SM90_WHY("opt-in shared memory per block = %d B: too small for 2 pipeline stages", dev->smem_optin_per_block);

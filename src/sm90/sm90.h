@@ -169,6 +169,11 @@ struct sm90_instance;
  * (igemm_sm90_conv_instance_key) and the stem family's (igemm_sm90_stem_instance_key). */
 void igemm_sm90_conv_instance_key(const igemm_conv_params_t *p, const struct sm90_plan *pl, struct sm90_instance *key);
 
+/* heuristics.c: 1 if the TMA conv kernels (sm90, and sm100's on the same core) can address p:
+ * f16 / bf16 x, c % 8 == 0, strides <= 8, im2col offsets and corners in range, 32-bit pixel and
+ * k-block counters; else 0 and why. Plain C. */
+int igemm_tma_conv_geometry_ok(const igemm_conv_params_t *p, char *why, size_t why_len);
+
 /* heuristics.c: the sm90 conv family's supports() and configure() (plain C, CPU-tested). */
 int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                              char *why, size_t why_len);
