@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static _Thread_local char t_last_error[512];
+static _Thread_local char t_last_error[2048]; /* the planner lists every family's refusal */
 
 igemm_status_t igemm_set_error(igemm_status_t status, const char *fmt, ...)
 {
