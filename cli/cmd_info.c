@@ -44,7 +44,7 @@ static void info_gpu(void)
 
 int cmd_info(const cli_opts_t *o)
 {
-    static const igemm_path_t paths[] = {IGEMM_PATH_AUTO, IGEMM_PATH_SM90, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT, IGEMM_PATH_MEMORY};
+    static const igemm_path_t paths[] = {IGEMM_PATH_AUTO, IGEMM_PATH_SM90, IGEMM_PATH_GENERAL, IGEMM_PATH_DIRECT, IGEMM_PATH_MEMORY, IGEMM_PATH_SM100};
     cli_shape_t s;
     char err[512], reason[256];
     cudnn_dl_t api;

@@ -422,6 +422,7 @@ int cli_parse_path(const char *s, igemm_path_t *out)
     else if (cli_streq_ci(s, "sm90")) *out = IGEMM_PATH_SM90;
     else if (cli_streq_ci(s, "direct")) *out = IGEMM_PATH_DIRECT;
     else if (cli_streq_ci(s, "memory")) *out = IGEMM_PATH_MEMORY;
+    else if (cli_streq_ci(s, "sm100")) *out = IGEMM_PATH_SM100;
     else return -1;
     return 0;
 }
@@ -434,6 +435,7 @@ const char *cli_path_name(igemm_path_t p)
     case IGEMM_PATH_SM90: return "sm90";
     case IGEMM_PATH_DIRECT: return "direct";
     case IGEMM_PATH_MEMORY: return "memory";
+    case IGEMM_PATH_SM100: return "sm100";
     default: return "?";
     }
 }

@@ -82,7 +82,10 @@ typedef enum igemm_path {
     IGEMM_PATH_GENERAL = 1, /* sm80+: mma.sync implicit GEMM, every valid shape */
     IGEMM_PATH_SM90 = 2,    /* sm90a: TMA im2col + wgmma, warp specialised, persistent */
     IGEMM_PATH_DIRECT = 3,  /* naive direct convolution (fp32 accumulate): the GPU oracle */
-    IGEMM_PATH_MEMORY = 4   /* sm80+: memory-bound kernels (1x1 convs / GEMMs of at most 16 rows) */
+    IGEMM_PATH_MEMORY = 4,  /* sm80+: memory-bound kernels (1x1 convs / GEMMs of at most 16 rows) */
+    IGEMM_PATH_SM100 = 5    /* sm100a (compute capability 10.0): TMA im2col + tcgen05.mma into TMEM,
+                               warp specialised, CLC scheduler; taken only after its first-use
+                               self-check passed on the device (docs/sm100.md) */
 } igemm_path_t;
 
 /* Conv2d problem. x: N x H x W x C; w: K x R x S x (C/groups); y: N x P x Q x K. */
@@ -145,9 +148,11 @@ typedef enum igemm_kernel {
                                            thread per channel pair, fp32 FMA (filter widths 3, 5, 7) */
     IGEMM_KERNEL_DEPTHWISE_MMA = 10,    /* "depthwise_mma": depthwise convs (path MEMORY) on
                                            mma.sync (block-diagonal B; up to 50 taps) */
-    IGEMM_KERNEL_DEPTHWISE_TMA = 11     /* "depthwise_tma": depthwise convs (path MEMORY), square
+    IGEMM_KERNEL_DEPTHWISE_TMA = 11,    /* "depthwise_tma": depthwise convs (path MEMORY), square
                                            3x3 / 5x5 / 7x7 windows by TMA, a thread per 8 channels
                                            (sm_90+) */
+    IGEMM_KERNEL_TCGEN05 = 12           /* "tcgen05": the Blackwell kernel (path SM100; tile_n 64,
+                                           128 or 256) */
 } igemm_kernel_t;
 
 typedef struct igemm_plan_hints {
@@ -174,6 +179,9 @@ typedef struct igemm_plan_hints {
                             grouped: >= 1 */
     int fold_rows;       /* fold: filter rows folded into each pixel (>= 1) */
     int stem_prepass;    /* stem_rows: 1 pads x by a pre-pass even where the kernel could read it */
+    int self_check;      /* -1: the first-use self-check of a family not yet verified on hardware
+                            (path SM100) fails without running, so the plan takes the next path
+                            and igemm_plan_describe says why (a test of the fallback) */
 } igemm_plan_hints_t;
 
 /* Plan creation options. */
@@ -212,7 +220,7 @@ IGEMM_API igemm_plan_hints_t igemm_plan_hints_default(void);
 
 /* EXPERIMENTAL. Parses "key=value[,key=value...]" (keys: kernel, tile (MxN), tile_m, tile_n,
  * consumers, stages, split_k, grid, staging_boxes, filter_resident, pdl, rows_per_tile,
- * fold_rows, stem_prepass; on/off fields take 1/-1 or on/off) into *hints, which starts from
+ * fold_rows, stem_prepass, self_check; on/off fields take 1/-1 or on/off) into *hints, which starts from
  * igemm_plan_hints_default(). text may be NULL or "" (no hints). Returns SUCCESS, NULL_POINTER
  * (hints NULL) or INVALID_VALUE with igemm_last_error() naming the key and the value. */
 IGEMM_API igemm_status_t igemm_plan_hints_parse(const char *text, igemm_plan_hints_t *hints);

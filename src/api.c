@@ -170,8 +170,8 @@ static igemm_status_t plan_new(igemm_plan_t **plan_out, const igemm_conv2d_desc_
 {
     igemm_status_t st;
     *plan_out = NULL;
-    if ((int)opts->path < IGEMM_PATH_AUTO || (int)opts->path > IGEMM_PATH_MEMORY)
-        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.path = %d: not an igemm_path_t (0..4)",
+    if ((int)opts->path < IGEMM_PATH_AUTO || (int)opts->path > IGEMM_PATH_SM100)
+        return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.path = %d: not an igemm_path_t (0..5)",
                                (int)opts->path);
     if (opts->device < -1)
         return igemm_set_error(IGEMM_STATUS_INVALID_VALUE, "options.device = %d: must be >= -1", opts->device);

@@ -60,6 +60,15 @@ typedef struct igemm_inner {
     void *ctx; /* the planner's */
 } igemm_inner_t;
 
+/* A problem a family's first-use self-check runs (src/selfcheck.h): geometry, epilogue and the
+ * hints that select the variant it covers. */
+typedef struct igemm_selfcheck_case {
+    igemm_conv2d_desc_t desc;
+    igemm_epilogue_t epi;
+    igemm_plan_hints_t hints;
+    const char *name; /* static: "3x3 stride 2, tile 128x256, f32 out" */
+} igemm_selfcheck_case_t;
+
 typedef struct igemm_family {
     const char *name;  /* "sm90_tma_wgmma", "sm80_mma_sync", "direct" */
     igemm_path_t path;
@@ -89,6 +98,11 @@ typedef struct igemm_family {
      * (or named by its hints) it takes p. Host only, no CUDA call. */
     int (*defers)(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                   char *why, size_t why_len);
+    /* NULL for families verified on hardware. Else the family has never run where the project
+     * could test it: it fills at most max cases (small problems covering each of its variants)
+     * for dev and returns their count, and the planner gives it no problem on a device until
+     * those cases matched the direct path there (src/selfcheck.h). Host only, no CUDA call. */
+    int (*self_check_cases)(const igemm_device_info_t *dev, igemm_selfcheck_case_t *cases, int max);
 } igemm_family_t;
 
 #define IGEMM_FAMILY_STATE_BYTES 4096
@@ -98,6 +112,8 @@ extern const igemm_family_t igemm_family_skinny;    /* src/mem/skinny_gemm.cu: 1
 extern const igemm_family_t igemm_family_depthwise; /* src/mem/depthwise.cu: groups = c = k */
 extern const igemm_family_t igemm_family_grouped;   /* src/mem/grouped.cu: 1 < groups < c, c/g, k/g % 8 == 0 */
 extern const igemm_family_t igemm_family_narrow;    /* src/mem/narrow_1x1.cu: 1x1, c <= 64, k <= 16 */
+extern const igemm_family_t igemm_family_sm100;     /* src/sm100/family_conv.cu: tcgen05, cc 10.0 only,
+                                                      self-checked at first use */
 extern const igemm_family_t igemm_family_sm90;      /* src/sm90/family_conv.cu */
 extern const igemm_family_t igemm_family_sm90_stem; /* src/sm90/family_stem.cu: c <= 4, stride_w 2 */
 extern const igemm_family_t igemm_family_sm90_fold; /* src/sm90/family_fold.cu: small c */

@@ -13,6 +13,7 @@
  * its path that do not rewrite, and runs it through the igemm_inner_t callback.
  */
 #include "plan.h"
+#include "selfcheck.h"
 #include "gemm_problem.h"
 
 #include <stdio.h>
@@ -28,6 +29,7 @@ static const igemm_family_t *const k_families[] = {
     &igemm_family_sm90,
     &igemm_family_sm90_stem,
     &igemm_family_sm90_fold,
+    &igemm_family_sm100, /* after the sm90 families (which refuse cc 10.0): their refusals lead the text */
     &igemm_family_sm80,
     &igemm_family_direct,
 };
@@ -45,6 +47,7 @@ static const char *path_name(igemm_path_t p)
     case IGEMM_PATH_SM90: return "sm90 (TMA im2col + wgmma)";
     case IGEMM_PATH_DIRECT: return "direct (reference kernel)";
     case IGEMM_PATH_MEMORY: return "memory (memory-bound kernels)";
+    case IGEMM_PATH_SM100: return "sm100 (TMA im2col + tcgen05)";
     }
     return "?";
 }
@@ -54,7 +57,7 @@ static const char *path_name(igemm_path_t p)
 static const char *const k_kernel_names[] = {"auto",      "cooperative",   "pingpong",  "pixels_n",
                                              "pixels_n_pingpong", "halo_rows", "split_cluster",
                                              "stem_rows", "fold", "depthwise_tiled", "depthwise_mma",
-                                             "depthwise_tma"};
+                                             "depthwise_tma", "tcgen05"};
 #define N_KERNEL_NAMES ((int)(sizeof(k_kernel_names) / sizeof(k_kernel_names[0])))
 
 typedef struct hint_field {
@@ -65,11 +68,11 @@ typedef struct hint_field {
 
 #define HINT(f, lo, hi) {#f, offsetof(igemm_plan_hints_t, f), lo, hi}
 static const hint_field_t k_hint_fields[] = {
-    HINT(kernel, 0, IGEMM_KERNEL_DEPTHWISE_TMA), HINT(tile_m, 1, 4096),         HINT(tile_n, 1, 4096),
+    HINT(kernel, 0, IGEMM_KERNEL_TCGEN05), HINT(tile_m, 1, 4096),         HINT(tile_n, 1, 4096),
     HINT(consumers, 1, 4),              HINT(stages, 2, 64),            HINT(split_k, 1, 64),
     HINT(grid, 1, 1 << 30),             HINT(staging_boxes, 1, 6),      HINT(filter_resident, -1, 1),
     HINT(pdl, -1, 1),                   HINT(rows_per_tile, 1, 64),      HINT(fold_rows, 1, 64),
-    HINT(stem_prepass, 0, 1),
+    HINT(stem_prepass, 0, 1),          HINT(self_check, -1, -1),
 };
 #undef HINT
 #define N_HINT_FIELDS ((int)(sizeof(k_hint_fields) / sizeof(k_hint_fields[0])))
@@ -127,11 +130,11 @@ igemm_status_t igemm_hints_parse(const char *text, igemm_plan_hints_t *h)
             for (int i = 0; i < N_KERNEL_NAMES; i++)
                 if (strlen(k_kernel_names[i]) == vlen && !strncmp(val, k_kernel_names[i], vlen)) k = i;
             if (k < 0 && parse_int(val, vlen, &k) != 0) k = -1;
-            if (k < 0 || k > IGEMM_KERNEL_DEPTHWISE_TMA)
+            if (k < 0 || k > IGEMM_KERNEL_TCGEN05)
                 return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
                                        "hints kernel = \"%.*s\": not a kernel (auto, cooperative, pingpong, pixels_n, "
                                        "pixels_n_pingpong, halo_rows, split_cluster, stem_rows, fold, depthwise_tiled, "
-                                       "depthwise_mma, depthwise_tma)",
+                                       "depthwise_mma, depthwise_tma, tcgen05)",
                                        (int)vlen, val);
             h->kernel = k;
             continue;
@@ -161,7 +164,7 @@ igemm_status_t igemm_hints_parse(const char *text, igemm_plan_hints_t *h)
         if (!found)
             return igemm_set_error(IGEMM_STATUS_INVALID_VALUE,
                                    "hints key \"%.*s\": unknown (kernel, tile, tile_m, tile_n, consumers, stages, split_k, "
-                                   "grid, staging_boxes, filter_resident, pdl, rows_per_tile, fold_rows, stem_prepass)",
+                                   "grid, staging_boxes, filter_resident, pdl, rows_per_tile, fold_rows, stem_prepass, self_check)",
                                    (int)klen, item);
     }
     return igemm_hints_validate(h);
@@ -193,6 +196,15 @@ static void appendf(char *buf, size_t n, const char *fmt, const char *a, const c
     snprintf(buf + used, n - used, fmt, a, b);
 }
 
+/* 1 if family f takes p on dev under h: its supports() and, for a family not yet verified on
+ * hardware, its first-use self-check on dev (src/selfcheck.h); else 0 and why. */
+static int family_takes(const igemm_family_t *f, const igemm_conv_params_t *p, const igemm_device_info_t *dev,
+                        const igemm_plan_hints_t *h, char *why, size_t why_len)
+{
+    if (!f->supports(p, dev, h, why, why_len)) return 0;
+    return f->self_check_cases == NULL || igemm_selfcheck(f, dev, h, why, why_len);
+}
+
 /* Configures family f for p into st; 1 on success. */
 static int stage_configure(igemm_stage_t *st, const igemm_family_t *f, const igemm_conv_params_t *p,
                            const igemm_device_info_t *dev, const igemm_plan_hints_t *h)
@@ -217,7 +229,7 @@ static int plan_inner(struct igemm_plan *plan, const igemm_conv_params_t *q, ige
         const igemm_family_t *f = k_families[i];
         if (f->rewrite != NULL || f->path != path) continue;
         one[0] = '\0';
-        if (!f->supports(q, &plan->dev, &h, one, sizeof one)) {
+        if (!family_takes(f, q, &plan->dev, &h, one, sizeof one)) {
             appendf(why, why_len, why[0] ? "; %s: %s" : "%s: %s", f->name, one);
             continue;
         }
@@ -234,7 +246,7 @@ static int try_main(struct igemm_plan *plan, const igemm_family_t *f, char *why_
     const igemm_conv_params_t *p = &plan->params;
     char why[256];
     why[0] = '\0';
-    if (!f->supports(p, &plan->dev, &plan->hints, why, sizeof why)) {
+    if (!family_takes(f, p, &plan->dev, &plan->hints, why, sizeof why)) {
         appendf(why_all, why_len, "%s not taken: %s. ", f->name, why);
         return 0;
     }
@@ -284,7 +296,7 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
          * without them is the fallback for run-time misalignment (the refusals on the way are
          * part of the description) */
         why[0] = '\0';
-        if (!f->supports(p, &plan->dev, f->needs_16b ? &plan->hints : &fallback_hints, why, sizeof why)) {
+        if (!family_takes(f, p, &plan->dev, f->needs_16b ? &plan->hints : &fallback_hints, why, sizeof why)) {
             appendf(why_all, sizeof why_all, "%s not taken: %s. ", f->name, why);
             continue;
         }
@@ -302,7 +314,7 @@ igemm_status_t igemm_planner_choose(struct igemm_plan *plan, igemm_path_t path)
     if (plan->fallback.family == NULL && plan->main.family->needs_16b) {
         for (int i = 0; i < N_FAMILIES; i++) {
             const igemm_family_t *f = k_families[i];
-            if (f->needs_16b || f->rewrite || !f->supports(p, &plan->dev, &fallback_hints, why, sizeof why)) continue;
+            if (f->needs_16b || f->rewrite || !family_takes(f, p, &plan->dev, &fallback_hints, why, sizeof why)) continue;
             if (stage_configure(&plan->fallback, f, p, &plan->dev, &fallback_hints)) break;
         }
     }

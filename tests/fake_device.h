@@ -10,10 +10,10 @@
 
 #include "device.h"
 
-enum { FAKE_H100_SXM, FAKE_H100_PCIE, FAKE_H100_OLD_DRIVER, FAKE_A100 };
+enum { FAKE_H100_SXM, FAKE_H100_PCIE, FAKE_H100_OLD_DRIVER, FAKE_A100, FAKE_B200 };
 
 /* FAKE_H100_SXM: 132 SMs (H100 SXM, H200); FAKE_H100_PCIE: 114 SMs; FAKE_H100_OLD_DRIVER: a CUDA
- * 12.2 driver (no PDL in graphs); FAKE_A100: sm_80, 108 SMs. */
+ * 12.2 driver (no PDL in graphs); FAKE_A100: sm_80, 108 SMs; FAKE_B200: sm_100, 148 SMs. */
 static inline igemm_device_info_t fake_device(int which)
 {
     igemm_device_info_t d;
@@ -37,6 +37,11 @@ static inline igemm_device_info_t fake_device(int which)
         d.smem_optin_per_block = 166912;
         d.l2_bytes = 40 << 20;
         snprintf(d.name, sizeof d.name, "fake A100");
+    } else if (which == FAKE_B200) {
+        d.cc_major = 10;
+        d.sm_count = 148;
+        d.l2_bytes = 126 << 20;
+        snprintf(d.name, sizeof d.name, "fake B200");
     }
     return d;
 }

@@ -77,6 +77,7 @@ const char *path_str(igemm_path_t p)
     case IGEMM_PATH_SM90: return "sm90";
     case IGEMM_PATH_DIRECT: return "direct";
     case IGEMM_PATH_MEMORY: return "memory";
+    case IGEMM_PATH_SM100: return "sm100";
     }
     return "?";
 }

@@ -91,7 +91,7 @@ igemm_status_t problem_run(problem_t *pb, igemm_plan_t *plan, void *stream);
 int64_t problem_check(problem_t *pb, const char *tag, double *worst);
 
 typedef struct run_stats {
-    int ran[5];   /* by igemm_plan_path */
+    int ran[6];   /* by igemm_plan_path */
     int refused;  /* forced path or hints refused the shape (NOT_SUPPORTED) */
     int failed;   /* configs with a wrong element, a status or a CUDA error */
     int64_t elems;

@@ -317,8 +317,8 @@ TEST(api_epilogue_and_options_validation)
     e.has_residual = 7;
     CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, &e, NULL), IGEMM_STATUS_INVALID_VALUE, "has_residual = 7");
     igemm_plan_options_t o = igemm_plan_options_default();
-    o.path = (igemm_path_t)5;
-    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = 5");
+    o.path = (igemm_path_t)6;
+    CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = 6");
     o.path = (igemm_path_t)-1;
     CHECK_STATUS_MSG(igemm_plan_create(&plan, &d, NULL, &o), IGEMM_STATUS_INVALID_VALUE, "path = -1");
     o = igemm_plan_options_default();
@@ -454,10 +454,11 @@ TEST(api_hints_parse_every_key)
     CHECK_EQ_INT(igemm_plan_hints_parse("filter_resident=no,pdl=1,grid=auto", &h), IGEMM_STATUS_SUCCESS);
     CHECK(h.filter_resident == -1 && h.pdl == 1 && h.grid == 0);
     /* every kernel by name and by number; a later key wins */
-    static const char *const kernels[12] = {"auto",          "cooperative", "pingpong",        "pixels_n",
+    static const char *const kernels[13] = {"auto",          "cooperative", "pingpong",        "pixels_n",
                                             "pixels_n_pingpong", "halo_rows", "split_cluster",   "stem_rows",
-                                            "fold",          "depthwise_tiled", "depthwise_mma", "depthwise_tma"};
-    for (int k = 0; k < 12; k++) {
+                                            "fold",          "depthwise_tiled", "depthwise_mma", "depthwise_tma",
+                                            "tcgen05"};
+    for (int k = 0; k < 13; k++) {
         char text[64];
         snprintf(text, sizeof text, "kernel=%s", kernels[k]);
         CHECK_MSG(igemm_plan_hints_parse(text, &h) == IGEMM_STATUS_SUCCESS && h.kernel == k, "%s: %s, kernel %d", text,
@@ -470,6 +471,10 @@ TEST(api_hints_parse_every_key)
     CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_TILED, 9);
     CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_MMA, 10);
     CHECK_EQ_INT(IGEMM_KERNEL_DEPTHWISE_TMA, 11);
+    CHECK_EQ_INT(IGEMM_KERNEL_TCGEN05, 12);
+    CHECK_EQ_INT(IGEMM_PATH_SM100, 5);
+    CHECK_EQ_INT(igemm_plan_hints_parse("self_check=-1", &h), IGEMM_STATUS_SUCCESS);
+    CHECK_EQ_INT(h.self_check, -1);
 }
 
 TEST(api_hints_parse_errors)
@@ -485,7 +490,7 @@ TEST(api_hints_parse_errors)
     CHECK_STATUS_MSG(igemm_plan_hints_parse("split_k=2x", &h), IGEMM_STATUS_INVALID_VALUE, "split_k");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=warp", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK(strstr(igemm_last_error(), "warp") != NULL);
-    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=12", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
+    CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=13", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("kernel=-1", &h), IGEMM_STATUS_INVALID_VALUE, "kernel");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
     CHECK_STATUS_MSG(igemm_plan_hints_parse("tile=128x", &h), IGEMM_STATUS_INVALID_VALUE, "tile");
@@ -500,7 +505,7 @@ TEST(api_hints_parse_errors)
         {"filter_resident=2", "hints.filter_resident = 2"}, {"pdl=-2", "hints.pdl = -2"},
         {"rows_per_tile=65", "hints.rows_per_tile = 65"},   {"fold_rows=65", "hints.fold_rows = 65"},
         {"stem_prepass=-1", "hints.stem_prepass = -1"},   {"tile_m=-8", "hints.tile_m = -8"},
-        {"tile_n=5000", "hints.tile_n = 5000"},
+        {"tile_n=5000", "hints.tile_n = 5000"}, {"self_check=1", "hints.self_check = 1"},
     };
     for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
         CHECK_STATUS_MSG(igemm_plan_hints_parse(range[i].text, &h), IGEMM_STATUS_INVALID_VALUE, range[i].needle);
@@ -527,7 +532,7 @@ TEST(api_hints_validated_by_plan_create)
         int bad;
         const char *needle;
     } fields[] = {
-        {offsetof(igemm_plan_hints_t, kernel), 12, "hints.kernel = 12"},
+        {offsetof(igemm_plan_hints_t, kernel), 13, "hints.kernel = 13"},
         {offsetof(igemm_plan_hints_t, tile_m), -1, "hints.tile_m = -1"},
         {offsetof(igemm_plan_hints_t, tile_n), 4097, "hints.tile_n = 4097"},
         {offsetof(igemm_plan_hints_t, consumers), -2, "hints.consumers = -2"},
@@ -539,6 +544,7 @@ TEST(api_hints_validated_by_plan_create)
         {offsetof(igemm_plan_hints_t, rows_per_tile), 65, "hints.rows_per_tile = 65"},
         {offsetof(igemm_plan_hints_t, fold_rows), -4, "hints.fold_rows = -4"},
         {offsetof(igemm_plan_hints_t, stem_prepass), 2, "hints.stem_prepass = 2"},
+        {offsetof(igemm_plan_hints_t, self_check), 1, "hints.self_check = 1"},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         h = igemm_plan_hints_default();

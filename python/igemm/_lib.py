@@ -56,6 +56,7 @@ class Path(enum.IntEnum):
     SM90 = 2
     DIRECT = 3
     MEMORY = 4
+    SM100 = 5  # Blackwell (cc 10.0), after its first-use self-check on the device
 
 
 class IgemmError(RuntimeError):

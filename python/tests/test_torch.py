@@ -315,7 +315,8 @@ def test_plan_info():
     x = grid((1, 64, 14, 14), torch.bfloat16)
     w = grid((64, 64, 3, 3), torch.bfloat16)
     info = igemm.plan_info(x, w, padding=1)
-    assert info["path"] in (igemm.Path.GENERAL, igemm.Path.SM90, igemm.Path.DIRECT, igemm.Path.MEMORY)
+    assert info["path"] in (igemm.Path.GENERAL, igemm.Path.SM90, igemm.Path.DIRECT, igemm.Path.MEMORY,
+                            igemm.Path.SM100)
     assert info["workspace_bytes"] >= 0
     assert info["description"] == igemm.describe(x, w, padding=1)
 

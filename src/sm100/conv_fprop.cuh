@@ -1,0 +1,281 @@
+/*
+ * conv_fprop.cuh — the Blackwell (sm_100a) conv2d fprop kernel of the seeds (Conv2dFpropKernel),
+ * cta_group::1: implicit GEMM (M = n*p*q output pixels, N = k, K = r*s*c) on 128 x BN tiles
+ * (BN = 64, 128, 256), the K loop over the Hopper core's k-blocks (a filter tap x 64 channels).
+ *
+ * WARP ROLES (224 threads; the seeds' epilogue-load warp is not in this version: the epilogue
+ * warps read the residual from global memory):
+ *   warp 0, one thread  TMA loads: per k-block the A box (TMA im2col, one filter tap through the
+ *                       instruction's offsets; the tiled 2-D map of an unpadded 1x1 stride-1 conv)
+ *                       and the BN x 64 filter box into a ring of `stages` stages (full / empty
+ *                       mbarriers, expect_tx), tile after tile;
+ *   warp 1              TMEM: allocates accum_stages x BN columns (a power of two), relinquishes
+ *                       the permit; one thread issues per k-block four tcgen05.mma kind::f16
+ *                       M128 N=BN K16 into accumulator t % accum_stages (after its acc_empty),
+ *                       commits each stage to its empty barrier and the tile to acc_full;
+ *   warp 2, one thread  the scheduler (cluster launch control): per tile one
+ *                       clusterlaunchcontrol.try_cancel into a 16-byte response slot (clc_full:
+ *                       expect_tx 16; clc_empty: every role read it), none after a failed one;
+ *   warps 3-6           the epilogue: warp w reads TMEM lanes 32 (w % 4) .. +31 = the tile's rows
+ *                       32 (w % 4) + lane; per 32 columns one tcgen05.ld 32x32b.x32, the fused
+ *                       epilogue (common/epilogue.cuh: alpha, scale, bias, beta x residual,
+ *                       activation) in fp32, 16-byte stores of the row's 32 outputs where aligned;
+ *                       then one arrival per warp on acc_empty.
+ * Every role walks the same tile sequence: the CTA's own (blockIdx.x), then the tile of each CTA
+ * it cancelled, read from the response slots in order. A unit's tile comes from the rasterised
+ * order of sm100/schedule.h (groups of `swizzle` M-tiles). The grid is one CTA per tile.
+ * SHARED MEMORY (offsets from igemm_sm100_plan, sm100/smem_plan.h): A stages (128 rows x 128 B,
+ *   128-byte swizzle, as TMA writes them), B stages (BN rows x 128 B), the barriers, the CLC
+ *   responses, the TMEM address slot.
+ * PTX: cp.async.bulk.tensor (im2col / tile), mbarrier expect_tx / try_wait.parity, tcgen05.alloc /
+ *   relinquish / dealloc / mma / commit / ld / wait::ld / fences, clusterlaunchcontrol.try_cancel /
+ *   query_cancel, griddepcontrol.
+ * NOT RUN ON HARDWARE: no Blackwell GPU is available to the project; the family's first-use
+ * self-check (src/selfcheck.c) runs it against the direct path on the device before any plan
+ * may use it (docs/sm100.md).
+ */
+#ifndef IGEMM_SM100_CONV_FPROP_CUH
+#define IGEMM_SM100_CONV_FPROP_CUH
+
+#include "../ptx/clc.cuh"
+#include "../ptx/tcgen05.cuh"
+#include "../sm90/core/scheduler.cuh"
+#include "schedule.h"
+#include "tcgen05_desc.h"
+
+#define SM100K_THREADS (7 * 32)
+#define SM100K_EPI_WARP0 3
+
+/* Everything the kernel needs besides its two tensor maps: the Hopper core's argument block (the
+ * geometry, tile counts, k-blocks and the epilogue's fields) and the Blackwell kernel's own. */
+typedef struct igemm_sm100_args {
+    igemm_sm90_args_t g;
+    uint32_t idesc;                  /* tcgen05 instruction descriptor: M128 x BN, f32 accumulate */
+    uint32_t a_off, b_off, bar_off;  /* shared-memory offsets from the 1024-aligned base */
+    uint32_t resp_off, tslot_off;
+    uint32_t a_stage_bytes, b_stage_bytes;
+    int32_t accum_stages, clc_stages, tmem_cols, swizzle;
+} igemm_sm100_args_t;
+
+/* The tile of work unit u: (m0, n0) by the rasterised order. */
+static __device__ __forceinline__ void sm100k_tile(const igemm_sm100_args_t &a, int u, int bn, int &m0, int &n0)
+{
+    int64_t tm, tn;
+    igemm_sm100_tile_of(u, a.g.tiles_m, a.g.tiles_n, 1, 1, a.swizzle, 0, 0, &tm, &tn);
+    m0 = (int)tm * 128;
+    n0 = (int)tn * bn;
+}
+
+/* The next unit of a role: the response in slot `slot` (lap parity `phase`), read once complete;
+ * `arrive`: this thread's arrival on clc_empty[slot] (one per single-thread role, lane 0 per
+ * epilogue warp). Returns 0 when the response cancelled nothing (no more tiles). */
+static __device__ __forceinline__ int sm100k_next(uint32_t clc_full, uint32_t clc_empty, uint32_t resp, int slot,
+                                                  uint32_t phase, bool arrive, int *unit)
+{
+    ptx_mbarrier_wait_parity(clc_full + 8u * slot, phase);
+    uint32_t x, y, z;
+    const uint32_t ok = ptx_clusterlaunchcontrol_query_cancel(resp + 16u * slot, &x, &y, &z);
+    if (arrive) ptx_mbarrier_arrive(clc_empty + 8u * slot);
+    *unit = (int)x;
+    return (int)ok;
+}
+
+/* One epilogue thread: output row m (of the tile's row 32 q + lane), 32 accumulators v of columns
+ * n .. n + 31 (those < N stored). */
+static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a, int64_t m, int64_t n,
+                                                      const uint32_t v[32])
+{
+    if (m >= a.gemm_m) return;
+    float f[32];
+    const int64_t N = a.gemm_n, row = m * N;
+    const int cols = N - n < 32 ? (int)(N - n) : 32;
+#pragma unroll
+    for (int j = 0; j < 32; j++) {
+        const int64_t nn = n + (j < cols ? j : 0);
+        float t = a.alpha * __uint_as_float(v[j]);
+        if (a.has_scale) t *= __ldg(a.scale + nn);
+        if (a.has_bias) t += __ldg(a.bias + nn);
+        f[j] = t;
+    }
+    if (a.has_residual) { /* unrolled with a predicate: f stays in registers */
+#pragma unroll
+        for (int j = 0; j < 32; j++)
+            if (j < cols) f[j] += a.beta * igemm_load_out(a.residual, row + n + j, a.out_dtype);
+    }
+    igemm_act_dev_array<32>(a.act, f, a.act_param);
+    /* 16-byte stores of 8 (16-bit) or 4 (f32) outputs where the row's 32 are whole and aligned */
+    const bool whole = cols == 32 && ((row + n) & 7) == 0;
+    if (whole && a.out_dtype != IGEMM_DTYPE_F32) {
+        uint4 *dst = (uint4 *)((uint16_t *)a.y + row + n);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            uint32_t w[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                if (a.out_dtype == IGEMM_DTYPE_BF16) {
+                    const __nv_bfloat162 h = __floats2bfloat162_rn(f[8 * i + 2 * e], f[8 * i + 2 * e + 1]);
+                    w[e] = *(const uint32_t *)&h;
+                } else {
+                    const __half2 h = __floats2half2_rn(f[8 * i + 2 * e], f[8 * i + 2 * e + 1]);
+                    w[e] = *(const uint32_t *)&h;
+                }
+            }
+            dst[i] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    } else if (whole) {
+        float4 *dst = (float4 *)((float *)a.y + row + n);
+#pragma unroll
+        for (int i = 0; i < 8; i++) dst[i] = make_float4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 32; j++)
+            if (j < cols) igemm_store_out(a.y, row + n + j, a.out_dtype, f[j]);
+    }
+}
+
+template <int BN>
+__global__ void __launch_bounds__(SM100K_THREADS, 1)
+    igemm_sm100_conv_fprop(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
+                           const __grid_constant__ igemm_sm100_args_t a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const uint32_t base = (ptx_cvta_to_shared(smem_raw) + 1023u) & ~1023u;
+    const int S = a.g.stages, ACC = a.accum_stages, CLC = a.clc_stages;
+    const uint32_t a_smem = base + a.a_off, b_smem = base + a.b_off;
+    const uint32_t full = base + a.bar_off, empty = full + 8u * S;
+    const uint32_t acc_full = empty + 8u * S, acc_empty = acc_full + 8u * ACC;
+    const uint32_t clc_full = acc_empty + 8u * ACC, clc_empty = clc_full + 8u * CLC;
+    const uint32_t resp = base + a.resp_off, tslot = base + a.tslot_off;
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    const int KB = a.g.k_iters;
+
+    if (threadIdx.x == 0) {
+        ptx_prefetch_tensormap(&tmap_x);
+        ptx_prefetch_tensormap(&tmap_w);
+        for (int s = 0; s < S; s++) {
+            ptx_mbarrier_init(full + 8u * s, 1);  /* the producer's arrive.expect_tx */
+            ptx_mbarrier_init(empty + 8u * s, 1); /* the MMA thread's tcgen05.commit */
+        }
+        for (int i = 0; i < ACC; i++) {
+            ptx_mbarrier_init(acc_full + 8u * i, 1);  /* tcgen05.commit of the tile's last MMAs */
+            ptx_mbarrier_init(acc_empty + 8u * i, 4); /* lane 0 of each epilogue warp */
+        }
+        for (int i = 0; i < CLC; i++) {
+            ptx_mbarrier_init(clc_full + 8u * i, 1);
+            ptx_mbarrier_init(clc_empty + 8u * i, 3 + 4); /* producer, MMA, scheduler; 4 epilogue warps */
+        }
+        ptx_fence_mbarrier_init_release_cluster();
+    }
+    if (warp == 1) {
+        ptx_tcgen05_alloc_cta_group_1(tslot, (uint32_t)a.tmem_cols);
+        ptx_tcgen05_relinquish_alloc_permit_cta_group_1();
+    }
+    ptx_tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    ptx_tcgen05_fence_after_thread_sync();
+    const uint32_t tmem = *(volatile uint32_t *)((uint8_t *)smem_raw + (tslot - ptx_cvta_to_shared(smem_raw)));
+    ptx_griddepcontrol_launch_dependents();
+    ptx_griddepcontrol_wait(); /* programmatic dependent launch: every global access after this */
+
+    int unit = (int)blockIdx.x;
+    if (warp == 0) {
+        /* ------------------------------------------------------------ TMA producer */
+        if (lane == 0) {
+            int j = 0; /* k-blocks issued so far: the ring position */
+            const uint32_t a_bytes = a.g.a_tx ? (uint32_t)a.g.a_tx : a.a_stage_bytes;
+            for (int t = 0;; t++) {
+                int m0, n0, nb, h0, w0;
+                sm100k_tile(a, unit, BN, m0, n0);
+                sm90_box_origin(a.g, m0, nb, h0, w0);
+                int cb = 0, r = 0, s = 0;
+                for (int kb = 0; kb < KB; kb++, j++) {
+                    const int st = j % S;
+                    ptx_mbarrier_wait_parity(empty + 8u * st, ((uint32_t)(j / S) & 1u) ^ 1u);
+                    const uint32_t fb = full + 8u * st;
+                    ptx_mbarrier_arrive_expect_tx(fb, a_bytes + a.b_stage_bytes);
+                    const uint32_t ad = a_smem + (uint32_t)st * a.a_stage_bytes;
+                    if (a.g.a_tiled)
+                        ptx_cp_async_bulk_tensor_2d_tile(ad, &tmap_x, fb, cb * SM90_BK, m0);
+                    else
+                        ptx_cp_async_bulk_tensor_4d_im2col(ad, &tmap_x, fb, cb * SM90_BK, w0, h0, nb,
+                                                           (uint16_t)(s * a.g.dil_w), (uint16_t)(r * a.g.dil_h));
+                    ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)st * a.b_stage_bytes, &tmap_w, fb, cb * SM90_BK,
+                                                     s, r, n0);
+                    sm90_kblock_next(a.g, cb, r, s);
+                }
+                if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
+            }
+        }
+    } else if (warp == 1) {
+        /* ------------------------------------------------------------ MMA issuer */
+        if (lane == 0) {
+            int j = 0;
+            for (int t = 0;; t++) {
+                const int acc = t % ACC;
+                ptx_mbarrier_wait_parity(acc_empty + 8u * acc, ((uint32_t)(t / ACC) & 1u) ^ 1u);
+                ptx_tcgen05_fence_after_thread_sync();
+                const uint32_t d = tmem + (uint32_t)(acc * BN); /* accumulator acc's first column */
+                for (int kb = 0; kb < KB; kb++, j++) {
+                    const int st = j % S;
+                    ptx_mbarrier_wait_parity(full + 8u * st, (uint32_t)(j / S) & 1u);
+                    ptx_tcgen05_fence_after_thread_sync();
+                    const uint64_t da = igemm_tcgen05_sdesc_kmajor_sw128(a_smem + (uint32_t)st * a.a_stage_bytes);
+                    const uint64_t db = igemm_tcgen05_sdesc_kmajor_sw128(b_smem + (uint32_t)st * a.b_stage_bytes);
+#pragma unroll
+                    for (int kk = 0; kk < 4; kk++) /* K16 steps: +32 bytes = +2 in the descriptors */
+                        ptx_tcgen05_mma_cta_group_1_kind_f16(d, da + 2u * kk, db + 2u * kk, a.idesc, kb > 0 || kk > 0);
+                    ptx_tcgen05_commit_cta_group_1(empty + 8u * st); /* the stage is free once these ran */
+                }
+                ptx_tcgen05_commit_cta_group_1(acc_full + 8u * acc); /* the tile's accumulator is complete */
+                if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
+            }
+        }
+    } else if (warp == 2) {
+        /* ------------------------------------------------------------ scheduler (CLC) */
+        if (lane == 0) {
+            for (int t = 0;; t++) {
+                const int c = t % CLC;
+                ptx_mbarrier_wait_parity(clc_empty + 8u * c, ((uint32_t)(t / CLC) & 1u) ^ 1u); /* every role read it */
+                ptx_mbarrier_arrive_expect_tx(clc_full + 8u * c, 16);
+                ptx_clusterlaunchcontrol_try_cancel(resp + 16u * c, clc_full + 8u * c);
+                /* read it too: after a failed response no further request may be issued */
+                if (!sm100k_next(clc_full, clc_empty, resp, c, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
+            }
+        }
+    } else {
+        /* ------------------------------------------------------------ epilogue, warps 3-6 */
+        const int q = warp & 3; /* TMEM lanes 32 q .. : the tile's rows 32 q + lane */
+        for (int t = 0;; t++) {
+            const int acc = t % ACC;
+            int m0, n0;
+            sm100k_tile(a, unit, BN, m0, n0);
+            ptx_mbarrier_wait_parity(acc_full + 8u * acc, (uint32_t)(t / ACC) & 1u);
+            ptx_tcgen05_fence_after_thread_sync();
+            const int64_t m = (int64_t)m0 + 32 * q + lane;
+#pragma unroll 1
+            for (int c = 0; c < BN / 32; c++) {
+                if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break; /* uniform in the warp */
+                uint32_t v[32];
+                ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + (uint32_t)(acc * BN + 32 * c), v);
+                ptx_tcgen05_wait_ld();
+                sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, v);
+            }
+            /* every lane's TMEM reads are complete (wait::ld) before its warp frees the accumulator */
+            ptx_tcgen05_fence_before_thread_sync();
+            __syncwarp();
+            if (lane == 0) ptx_mbarrier_arrive(acc_empty + 8u * acc);
+            if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, lane == 0, &unit)) break;
+        }
+    }
+    /* teardown: every role done with TMEM before warp 1 frees it */
+    ptx_tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (warp == 1) {
+        ptx_tcgen05_fence_after_thread_sync();
+        ptx_tcgen05_dealloc_cta_group_1(tmem, (uint32_t)a.tmem_cols);
+    }
+#endif
+}
+
+#endif /* IGEMM_SM100_CONV_FPROP_CUH */
