@@ -305,7 +305,7 @@ int run_one(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *e, igemm_path_
         if (d->y_dtype == IGEMM_DTYPE_F32 && w > st->worst_f32) st->worst_f32 = w;
         st->elems += pb.ye;
         const int pi = (int)igemm_plan_path(plan);
-        if (pi >= 0 && pi < 5) st->ran[pi]++;
+        if (pi >= 0 && pi < 6) st->ran[pi]++;
     }
     problem_free(&pb);
     igemm_plan_destroy(plan);

@@ -388,7 +388,7 @@ def test_plan_binding():
         plan = _lib.Plan(desc, epi)
         assert plan.describe()
         assert plan.path in (igemm.Path.GENERAL, igemm.Path.SM90, igemm.Path.DIRECT,
-                           igemm.Path.MEMORY)
+                           igemm.Path.MEMORY, igemm.Path.SM100)
         assert plan.workspace_bytes >= 0
         del plan
     bad = _lib.PlanOptions()
