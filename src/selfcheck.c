@@ -5,7 +5,8 @@
  * then the direct path (the GPU oracle, src/gpu_ref) into a second buffer; every output compared
  * at a tolerance a wrong kernel cannot meet (|y - ref| <= 0.02 + 0.02 |ref| with inputs in
  * [-1, 1] and 64+ products per output: a missed k-block or a swapped tile is off by O(1)).
- * The verdict is kept per (family, device ordinal) for the process.
+ * The cases run in a CUDA context of the check's own (cuCtxCreate through the driver entry
+ * points), destroyed after. The verdict is kept per (family, device ordinal) for the process.
  */
 #include "selfcheck.h"
 
@@ -23,6 +24,7 @@
     } while (0)
 
 #ifdef IGEMM_HAVE_CUDA
+#include <cuda.h> /* the driver types of the check's own context; no libcuda symbol is referenced */
 #include <cuda_runtime.h>
 
 #define SC_MAX_CASES 8
@@ -204,7 +206,41 @@ static int sc_run_case(const igemm_family_t *f, const igemm_device_info_t *dev, 
     return ok;
 }
 
-/* Runs every case of f on dev: 1 if all pass, else 0 and why. */
+/* The driver calls of the check's own context, looked up once (as tensor_map.c does: libigemm
+ * does not link libcuda), at their CUDA 12.0 ABI. */
+typedef CUresult (*sc_pfn_device_get)(CUdevice *, int);
+typedef CUresult (*sc_pfn_ctx_create)(CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*sc_pfn_ctx_destroy)(CUcontext);
+typedef CUresult (*sc_pfn_ctx_pop)(CUcontext *);
+static pthread_once_t g_drv_once = PTHREAD_ONCE_INIT;
+static sc_pfn_device_get g_device_get;
+static sc_pfn_ctx_create g_ctx_create;
+static sc_pfn_ctx_destroy g_ctx_destroy;
+static sc_pfn_ctx_pop g_ctx_pop;
+
+static void *sc_entry(const char *name)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        fn = NULL;
+    return fn;
+}
+
+static void sc_lookup_driver(void)
+{
+    void *fn;
+    if ((fn = sc_entry("cuDeviceGet"))) memcpy(&g_device_get, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxCreate"))) memcpy(&g_ctx_create, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxDestroy"))) memcpy(&g_ctx_destroy, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxPopCurrent"))) memcpy(&g_ctx_pop, &fn, sizeof fn);
+    (void)cudaGetLastError(); /* a failed lookup must not leave an error for the caller */
+}
+
+/* Runs every case of f on dev: 1 if all pass, else 0 and why. The cases run in a CUDA context of
+ * their own on dev (created here, current on this thread while they run, destroyed after): a kernel
+ * that faults leaves its sticky error there, not in the caller's context. */
 static int sc_run_all(const igemm_family_t *f, const igemm_device_info_t *dev, char *why, size_t why_len)
 {
     igemm_selfcheck_case_t cases[SC_MAX_CASES];
@@ -214,22 +250,34 @@ static int sc_run_all(const igemm_family_t *f, const igemm_device_info_t *dev, c
         WHY("the family has no self-check cases for this device");
         return 0;
     }
-    int prev = -1;
-    if (cudaGetDevice(&prev) != cudaSuccess) prev = -1;
-    cudaError_t e = prev == dev->ordinal ? cudaSuccess : cudaSetDevice(dev->ordinal);
+    pthread_once(&g_drv_once, sc_lookup_driver);
+    if (!g_device_get || !g_ctx_create || !g_ctx_destroy || !g_ctx_pop) {
+        WHY("the check could not run: no CUDA driver entry points for a context of its own");
+        return 0;
+    }
+    CUdevice cu_dev = 0;
+    CUcontext ctx = NULL;
+    CUresult r = g_device_get(&cu_dev, dev->ordinal);
+    if (r == CUDA_SUCCESS) r = g_ctx_create(&ctx, 0, cu_dev); /* and makes it current */
+    if (r != CUDA_SUCCESS) {
+        WHY("the check could not create its own CUDA context on device %d (driver error %d)", dev->ordinal, (int)r);
+        return 0;
+    }
     cudaStream_t stream = NULL;
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    int ok = 0;
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         WHY("the check could not run on device %d: %s", dev->ordinal, cudaGetErrorString(e));
-        if (prev >= 0 && prev != dev->ordinal) (void)cudaSetDevice(prev);
-        return 0;
+    } else {
+        ok = 1;
+        for (int i = 0; i < n && ok; i++) ok = sc_run_case(f, dev, &cases[i], i, stream, why, why_len);
+        (void)cudaStreamDestroy(stream);
     }
-    int ok = 1;
-    for (int i = 0; i < n && ok; i++) ok = sc_run_case(f, dev, &cases[i], i, stream, why, why_len);
-    (void)cudaStreamDestroy(stream);
     (void)cudaGetLastError();
-    if (prev >= 0 && prev != dev->ordinal) (void)cudaSetDevice(prev);
+    CUcontext popped = NULL;
+    (void)g_ctx_pop(&popped);
+    (void)g_ctx_destroy(ctx); /* the caller's current context is as it was */
     return ok;
 }
 

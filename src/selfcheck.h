@@ -6,7 +6,8 @@
  * the direct path, and every output must match; on a mismatch, a CUDA error or a device the check
  * cannot run on, the family refuses every problem on that device for the rest of the process and
  * the planner's description says why. Run at plan creation (never in run()), once per device and
- * process, under a lock.
+ * process, under a lock, in a CUDA context of its own on the device (a kernel that faults leaves
+ * its sticky error there, not in the caller's context).
  */
 #ifndef IGEMM_SELFCHECK_H
 #define IGEMM_SELFCHECK_H
