@@ -21,10 +21,12 @@
 
 TEST(sm100_family_planner) { test_skip("built without CUDA: the planner has no families"); }
 TEST(sm100_family_configure) { test_skip("built without CUDA: the planner has no families"); }
+TEST(sm100_family_gemm) { test_skip("built without CUDA: the planner has no families"); }
 
 #else /* IGEMM_HAVE_CUDA */
 
 #include "fake_device.h"
+#include "gemm_problem.h"
 #include "plan.h"
 
 /* The planner's choice for d on fake device `dev` under path and hints; the description or the
@@ -84,6 +86,36 @@ TEST(sm100_family_planner)
     CHECK_MSG(strstr(msg, "groups = 2") && strstr(msg, "self-check") == NULL, "%s", msg);
     CHECK_EQ_INT(fake_plan(&d, FAKE_B200, IGEMM_PATH_SM100, "tile_n=96", msg, sizeof msg), IGEMM_STATUS_NOT_SUPPORTED);
     CHECK_MSG(strstr(msg, "hints.tile_n = 96"), "%s", msg);
+}
+
+/* A GEMM (B stored N x K, as nn.Linear) runs on the conv engine as a 1x1 conv, so on a B200 it
+ * reaches the same family (and the same self-check); B stored K x N goes to the strided kernel. */
+TEST(sm100_family_gemm)
+{
+    static char msg[4096];
+    igemm_gemm_params_t g;
+    const igemm_gemm_desc_t gd = igemm_gemm_problem_packed(4096, 4096, 4096, 1, IGEMM_B_NK, IGEMM_DTYPE_BF16,
+                                                           IGEMM_DTYPE_BF16);
+    REQUIRE(igemm_gemm_problem_init(&gd, NULL, &g) == IGEMM_STATUS_SUCCESS);
+    igemm_conv2d_desc_t conv;
+    int64_t launches = 0, step[3];
+    const char *why = NULL;
+    REQUIRE(igemm_gemm_conv_mapping(&g, &conv, &launches, step, &why));
+    CHECK_EQ_INT(launches, 1);
+    REQUIRE(fake_plan(&conv, FAKE_B200, IGEMM_PATH_AUTO, "self_check=-1", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(msg, "sm100_tcgen05 not taken: its first-use self-check was made to fail"), "%s", msg);
+    /* the family itself takes it: a 1x1 with the tiled A map and 128 x 256 tiles */
+    igemm_conv_params_t p;
+    REQUIRE(igemm_problem_init(&conv, NULL, &p) == IGEMM_STATUS_SUCCESS);
+    const igemm_device_info_t dev = fake_device(FAKE_B200);
+    const igemm_plan_hints_t h = igemm_plan_hints_default();
+    char w[256] = "";
+    CHECK_MSG(igemm_family_sm100.supports(&p, &dev, &h, w, sizeof w), "%s", w);
+    igemm_family_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "tiled A") && strstr(cfg.desc, "tile 128x256x64") && strstr(cfg.desc, "(512)"),
+              "%s", cfg.desc);
 }
 
 /* The family's configuration on a fake B200: the smallest tile that covers N (or the hint), the
