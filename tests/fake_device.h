@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "plan.h"
 
 enum { FAKE_H100_SXM, FAKE_H100_PCIE, FAKE_H100_OLD_DRIVER, FAKE_A100, FAKE_B200 };
 
@@ -44,6 +45,25 @@ static inline igemm_device_info_t fake_device(int which)
         snprintf(d.name, sizeof d.name, "fake B200");
     }
     return d;
+}
+
+/* Plans d with epilogue epi (NULL: the identity) on fake device `which` along path under the hints
+ * text (NULL: none), by the planner alone (no GPU is touched, except by a family's first-use
+ * self-check). Returns the status; *msg is the description or the error (valid until the next
+ * call: a static plan, or the thread's message). */
+static inline igemm_status_t fake_planner_choose(const igemm_conv2d_desc_t *d, const igemm_epilogue_t *epi, int which,
+                                                 igemm_path_t path, const char *hints, const char **msg)
+{
+    static struct igemm_plan plan; /* (large: the description buffer, the families' scratch) */
+    memset(&plan, 0, sizeof plan);
+    *msg = "problem or hints refused";
+    if (igemm_problem_init(d, epi, &plan.params) != IGEMM_STATUS_SUCCESS ||
+        (hints && igemm_plan_hints_parse(hints, &plan.hints) != IGEMM_STATUS_SUCCESS))
+        return IGEMM_STATUS_INVALID_VALUE;
+    plan.dev = fake_device(which);
+    const igemm_status_t st = igemm_planner_choose(&plan, path);
+    *msg = st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error();
+    return st;
 }
 
 #endif /* IGEMM_TEST_FAKE_DEVICE_H */

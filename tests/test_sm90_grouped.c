@@ -40,17 +40,7 @@ GPU_SKIP_TEST(gpu_sm90_grouped_random)
  * description or the error. */
 static igemm_status_t plan_sm90(const igemm_conv2d_desc_t *d, int dev, const char *hints, const char **msg)
 {
-    static struct igemm_plan plan;
-    memset(&plan, 0, sizeof plan);
-    igemm_epilogue_t e = igemm_epilogue_default();
-    *msg = "problem or hints refused";
-    if (igemm_problem_init(d, &e, &plan.params) != IGEMM_STATUS_SUCCESS ||
-        igemm_plan_hints_parse(hints, &plan.hints) != IGEMM_STATUS_SUCCESS)
-        return IGEMM_STATUS_INVALID_VALUE;
-    plan.dev = fake_device(dev);
-    const igemm_status_t st = igemm_planner_choose(&plan, IGEMM_PATH_SM90);
-    *msg = st == IGEMM_STATUS_SUCCESS ? plan.describe : igemm_last_error();
-    return st;
+    return fake_planner_choose(d, NULL, dev, IGEMM_PATH_SM90, hints, msg);
 }
 
 static igemm_conv2d_desc_t grouped(int64_t groups, int64_t cg, int64_t kg, int64_t r, igemm_dtype_t y)
