@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define IGEMM_VERSION_MAJOR 0
-#define IGEMM_VERSION_MINOR 4
+#define IGEMM_VERSION_MINOR 5
 #define IGEMM_VERSION_PATCH 0
 /* Single integer, comparable: 10000*major + 100*minor + patch. */
 #define IGEMM_VERSION (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)

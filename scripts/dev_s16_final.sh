@@ -14,7 +14,7 @@ L=$OUT/final.log
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > "$L"
 t0=$(date +%s)
 timeout 120 ./build/igemm_tests > "$OUT/tests.log" 2>&1; echo "C tests rc=$?: $(tail -1 "$OUT/tests.log") ($(( $(date +%s) - t0 )) s)" >> "$L"
-grep -E "FAIL|sm100" "$OUT/tests.log" | head -20 >> "$L"
+grep -E "FAIL|sm100|selfcheck" "$OUT/tests.log" | head -20 >> "$L"
 cuobjdump --dump-sass build/src/sm100/family_conv.o > /tmp/sm100.sass 2>&1; echo "cuobjdump rc=$?" >> "$L"
 grep -E "arch = |Function :" /tmp/sm100.sass | head -8 >> "$L"
 python3 - >> "$L" <<'PY'
