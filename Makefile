@@ -187,8 +187,12 @@ test-py: $(LIB) $(VENV)/.ok
 
 test: test-c test-py
 
+# SASS opcode counts of the Hopper and Blackwell objects (CUOBJDUMP: any cuobjdump, e.g. the
+# nvidia-cuda-cuobjdump wheel's where the toolkit has none)
+CUOBJDUMP ?= $(CUDA_HOME)/bin/cuobjdump
 sass: $(LIB_OBJS)
-	@for f in $(BUILD)/src/sm90/*.o $(GEN_DIR)/*.o; do echo "== $$f"; $(CUDA_HOME)/bin/cuobjdump --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
+	@for f in $(BUILD)/src/sm90/*.o $(GEN_DIR)/*.o; do echo "== $$f"; $(CUOBJDUMP) --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
+	@for f in $(BUILD)/src/sm100/family_*.o; do echo "== $$f"; $(CUOBJDUMP) --dump-sass $$f | grep -oE "UTCHMMA|UTCBAR|LDTM|UTCATOMSWS[A-Z_.]*|UTMALDG[A-Z0-9_.]*|UGETNEXTWORKID[A-Z_.]*|LDL|STL" | sort | uniq -c; done
 
 install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
