@@ -37,10 +37,11 @@ echo "sass done $(( $(date +%s) - t0 )) s" >> "$L"
 grep -v "^#" bench/zoo.csv | awk -F, '$15 == 1' > /tmp/zoo_dense.csv
 for f in ""; do
   for v in new old; do
-    LP=$PWD/build; [ $v = old ] && LP=$PWD/out/old/build
+    LP=$PWD/build; BIN=./build/igemm; [ $v = old ] && LP=$PWD/out/old/build && BIN=./out/old/build/igemm
+    # (each build's own CLI: the sonames differ, 0.5 against 0.4)
     for s in bench/shapes.csv; do
       echo "=== $v $f $s" >> "$L"
-      LD_LIBRARY_PATH=$LP:$LD_LIBRARY_PATH timeout 80 ./build/igemm bench --shapes $s --iters 30 $f 2>&1 | grep -vE "^\[|^#|^igemm|^name" | awk '{print $1, $3}' >> "$L"
+      LD_LIBRARY_PATH=$LP:$LD_LIBRARY_PATH timeout 80 $BIN bench --shapes $s --iters 30 $f 2>&1 | grep -vE "^\[|^#|^igemm|^name" | awk '{print $1, $3}' >> "$L"
     done
   done
 done
