@@ -192,7 +192,7 @@ test: test-c test-py
 CUOBJDUMP ?= $(CUDA_HOME)/bin/cuobjdump
 sass: $(LIB_OBJS)
 	@for f in $(BUILD)/src/sm90/*.o $(GEN_DIR)/*.o; do echo "== $$f"; $(CUOBJDUMP) --dump-sass $$f | grep -oE "HGMMA|UTMALDG|UTMASTG|UBLKCP|LDL|STL|SYNCS" | sort | uniq -c; done
-	@for f in $(BUILD)/src/sm100/family_*.o; do echo "== $$f"; $(CUOBJDUMP) --dump-sass $$f | grep -oE "UTCHMMA|UTCBAR|LDTM|UTCATOMSWS[A-Z_.]*|UTMALDG[A-Z0-9_.]*|UGETNEXTWORKID[A-Z_.]*|LDL|STL" | sort | uniq -c; done
+	@for f in $(BUILD)/src/sm100/family_*.o; do echo "== $$f"; $(CUOBJDUMP) --dump-sass $$f | grep -oE "UTCHMMA|UTCBAR|LDTM|UTCATOMSWS[A-Z_.]*|UTMALDG[A-Z0-9_.]*|UTMASTG[A-Z0-9_.]*|UGETNEXTWORKID[A-Z_.]*|LDL|STL" | sort | uniq -c; done
 
 install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -137,7 +137,7 @@ TEST(sm100_family_configure)
         memset(&cfg, 0, sizeof cfg);
         REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
         CHECK_MSG(strstr(cfg.desc, t[i].tile) && strstr(cfg.desc, "tcgen05.mma cta_group::1") &&
-                      strstr(cfg.desc, "im2col"),
+                      strstr(cfg.desc, "im2col") && strstr(cfg.desc, "TMA stores through 2 output tiles"),
                   "k %lld: %s", (long long)t[i].k, cfg.desc);
         /* stages: at least 4 at every tile width within 227 KB; the smem figure in the text */
         int stages = 0;
@@ -162,11 +162,23 @@ TEST(sm100_family_configure)
     memset(&cfg, 0, sizeof cfg);
     REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(cfg.desc, "tiled A"), "%s", cfg.desc);
+    /* y's rows not 16-byte multiples (k = 250 of f16: 500 bytes): direct stores; f32 of k = 4: TMA */
+    igemm_conv2d_desc_t odd = one;
+    odd.k = 250, odd.x_dtype = odd.w_dtype = odd.y_dtype = IGEMM_DTYPE_F16;
+    REQUIRE(igemm_problem_init(&odd, NULL, &p) == IGEMM_STATUS_SUCCESS);
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "direct 16-byte stores"), "%s", cfg.desc);
+    odd.k = 4, odd.y_dtype = IGEMM_DTYPE_F32;
+    REQUIRE(igemm_problem_init(&odd, NULL, &p) == IGEMM_STATUS_SUCCESS);
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "TMA stores") && strstr(cfg.desc, "tile 128x64x64"), "%s", cfg.desc);
     /* the self-check's cases: each tile width, both A maps, valid problems the family takes */
     igemm_selfcheck_case_t cases[8];
     const int n = igemm_family_sm100.self_check_cases(&dev, cases, 8);
     CHECK(n >= 4);
-    int widths = 0, tiled = 0, im2col = 0;
+    int widths = 0, tiled = 0, im2col = 0, direct = 0;
     for (int i = 0; i < n; i++) {
         igemm_conv_params_t q;
         REQUIRE(igemm_problem_init(&cases[i].desc, &cases[i].epi, &q) == IGEMM_STATUS_SUCCESS);
@@ -175,9 +187,14 @@ TEST(sm100_family_configure)
         widths |= cases[i].hints.tile_n == 64 ? 1 : cases[i].hints.tile_n == 128 ? 2 : cases[i].hints.tile_n == 256 ? 4 : 0;
         if (q.r == 1 && q.s == 1 && q.pad_top == 0 && q.stride_h == 1) tiled++;
         else im2col++;
+        igemm_family_config_t ccfg;
+        memset(&ccfg, 0, sizeof ccfg);
+        REQUIRE(igemm_family_sm100.configure(&q, &dev, &cases[i].hints, &ccfg) == IGEMM_STATUS_SUCCESS);
+        if (strstr(ccfg.desc, "direct 16-byte stores")) direct++;
     }
     CHECK_EQ_INT(widths, 7);
     CHECK(tiled >= 1 && im2col >= 1);
+    CHECK_MSG(direct >= 1 && direct < n, "%d of %d cases on direct stores: both epilogues must be covered", direct, n);
 }
 
 #endif /* IGEMM_HAVE_CUDA */

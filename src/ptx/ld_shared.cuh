@@ -37,4 +37,12 @@ static __device__ __forceinline__ void ptx_st_shared_v4_f32(uint32_t addr, float
     asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w) : "memory");
 }
 
+/* st.shared.v4.b32: 16 bytes (four 32-bit words) into this CTA's shared memory at shared::cta
+ * address addr (16-byte aligned). */
+static __device__ __forceinline__ void ptx_st_shared_v4_b32(uint32_t addr, uint32_t x, uint32_t y, uint32_t z,
+                                                            uint32_t w)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
 #endif /* IGEMM_PTX_LD_SHARED_CUH */

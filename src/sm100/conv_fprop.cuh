@@ -19,15 +19,19 @@
  *   warps 3-6           the epilogue: warp w reads TMEM lanes 32 (w % 4) .. +31 = the tile's rows
  *                       32 (w % 4) + lane; per 32 columns one tcgen05.ld 32x32b.x32, the fused
  *                       epilogue (common/epilogue.cuh: alpha, scale, bias, beta x residual,
- *                       activation) in fp32, 16-byte stores of the row's 32 outputs where aligned;
- *                       then one arrival per warp on acc_empty.
+ *                       activation) in fp32, then (y's rows 16-byte multiples) the row's 32 outputs
+ *                       into a 128 x 32 output tile in shared memory (2 of them in turn; a named
+ *                       barrier of the 128 threads before and after, fence.proxy.async) and one
+ *                       thread's TMA store of the tile (clipped at M and N), or else 16-byte
+ *                       direct stores where aligned; then one arrival per warp on acc_empty.
  * Every role walks the same tile sequence: the CTA's own (blockIdx.x), then the tile of each CTA
  * it cancelled, read from the response slots in order. A unit's tile comes from the rasterised
  * order of sm100/schedule.h (groups of `swizzle` M-tiles). The grid is one CTA per tile.
  * SHARED MEMORY (offsets from igemm_sm100_plan, sm100/smem_plan.h): A stages (128 rows x 128 B,
- *   128-byte swizzle, as TMA writes them), B stages (BN rows x 128 B), the barriers, the CLC
- *   responses, the TMEM address slot.
- * PTX: cp.async.bulk.tensor (im2col / tile), mbarrier expect_tx / try_wait.parity, tcgen05.alloc /
+ *   128-byte swizzle, as TMA writes them), B stages (BN rows x 128 B), 2 output tiles (128 rows x
+ *   32 columns of y's dtype, unswizzled), the barriers, the CLC responses, the TMEM address slot.
+ * PTX: cp.async.bulk.tensor (im2col / tile loads, tile stores with bulk groups), mbarrier expect_tx /
+ *   try_wait.parity, bar.sync, fence.proxy.async, tcgen05.alloc /
  *   relinquish / dealloc / mma / commit / ld / wait::ld / fences, clusterlaunchcontrol.try_cancel /
  *   query_cancel, griddepcontrol.
  * NOT RUN ON HARDWARE: no Blackwell GPU is available to the project; the family's first-use
@@ -55,6 +59,10 @@ typedef struct igemm_sm100_args {
     uint32_t resp_off, tslot_off;
     uint32_t a_stage_bytes, b_stage_bytes;
     int32_t accum_stages, clc_stages, tmem_cols, swizzle;
+    /* TMA stores of y (rows of 16-byte multiples): the output tiles (128 rows x 32 columns,
+     * unswizzled) at out_off, out_stages of out_tile_bytes; 0: 16-byte direct stores */
+    int32_t tma_store, out_stages;
+    uint32_t out_off, out_tile_bytes;
 } igemm_sm100_args_t;
 
 /* The tile of work unit u: (m0, n0) by the rasterised order. */
@@ -80,15 +88,13 @@ static __device__ __forceinline__ int sm100k_next(uint32_t clc_full, uint32_t cl
     return (int)ok;
 }
 
-/* One epilogue thread: output row m (of the tile's row 32 q + lane), 32 accumulators v of columns
- * n .. n + 31 (those < N stored). */
-static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a, int64_t m, int64_t n,
-                                                      const uint32_t v[32])
+/* One epilogue thread's 32 outputs of row m, columns n .. n + 31, from the accumulators v: the
+ * fused epilogue in fp32 into f (columns >= N and rows >= M: whatever; they are not stored). */
+static __device__ __forceinline__ void sm100k_values32(const igemm_sm90_args_t &a, int64_t m, int64_t n,
+                                                       const uint32_t v[32], float f[32])
 {
-    if (m >= a.gemm_m) return;
-    float f[32];
     const int64_t N = a.gemm_n, row = m * N;
-    const int cols = N - n < 32 ? (int)(N - n) : 32;
+    const int cols = m >= a.gemm_m ? 0 : N - n < 32 ? (int)(N - n) : 32;
 #pragma unroll
     for (int j = 0; j < 32; j++) {
         const int64_t nn = n + (j < cols ? j : 0);
@@ -103,25 +109,44 @@ static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a
             if (j < cols) f[j] += a.beta * igemm_load_out(a.residual, row + n + j, a.out_dtype);
     }
     igemm_act_dev_array<32>(a.act, f, a.act_param);
+}
+
+/* The 32 outputs f of row m, columns n .. n + 31, as y's dtype packed into 16 (16-bit) or 32 (f32)
+ * words w. */
+static __device__ __forceinline__ void sm100k_pack32(int out_dtype, const float f[32], uint32_t w[32])
+{
+#pragma unroll
+    for (int e = 0; e < 16; e++) {
+        if (out_dtype == IGEMM_DTYPE_BF16) {
+            const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * e], f[2 * e + 1]);
+            w[e] = *(const uint32_t *)&h;
+        } else {
+            const __half2 h = __floats2half2_rn(f[2 * e], f[2 * e + 1]);
+            w[e] = *(const uint32_t *)&h;
+        }
+    }
+    if (out_dtype == IGEMM_DTYPE_F32) {
+#pragma unroll
+        for (int e = 0; e < 32; e++) w[e] = __float_as_uint(f[e]);
+    }
+}
+
+/* Direct stores of row m's outputs f at columns n .. n + 31 (those < N, rows < M): 16-byte stores
+ * where the row's 32 are whole and aligned. */
+static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a, int64_t m, int64_t n,
+                                                      const float f[32])
+{
+    if (m >= a.gemm_m) return;
+    const int64_t N = a.gemm_n, row = m * N;
+    const int cols = N - n < 32 ? (int)(N - n) : 32;
     /* 16-byte stores of 8 (16-bit) or 4 (f32) outputs where the row's 32 are whole and aligned */
     const bool whole = cols == 32 && ((row + n) & 7) == 0;
     if (whole && a.out_dtype != IGEMM_DTYPE_F32) {
+        uint32_t w[32];
+        sm100k_pack32(a.out_dtype, f, w);
         uint4 *dst = (uint4 *)((uint16_t *)a.y + row + n);
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            uint32_t w[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                if (a.out_dtype == IGEMM_DTYPE_BF16) {
-                    const __nv_bfloat162 h = __floats2bfloat162_rn(f[8 * i + 2 * e], f[8 * i + 2 * e + 1]);
-                    w[e] = *(const uint32_t *)&h;
-                } else {
-                    const __half2 h = __floats2half2_rn(f[8 * i + 2 * e], f[8 * i + 2 * e + 1]);
-                    w[e] = *(const uint32_t *)&h;
-                }
-            }
-            dst[i] = make_uint4(w[0], w[1], w[2], w[3]);
-        }
+        for (int i = 0; i < 4; i++) dst[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
     } else if (whole) {
         float4 *dst = (float4 *)((float *)a.y + row + n);
 #pragma unroll
@@ -136,7 +161,7 @@ static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a
 template <int BN>
 __global__ void __launch_bounds__(SM100K_THREADS, 1)
     igemm_sm100_conv_fprop(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
-                           const __grid_constant__ igemm_sm100_args_t a)
+                           const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ igemm_sm100_args_t a)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
     extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -246,6 +271,11 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
     } else {
         /* ------------------------------------------------------------ epilogue, warps 3-6 */
         const int q = warp & 3; /* TMEM lanes 32 q .. : the tile's rows 32 q + lane */
+        const int et = (int)threadIdx.x - 32 * SM100K_EPI_WARP0; /* 0..127 */
+        const uint32_t out_smem = base + a.out_off;
+        const uint32_t row_bytes = a.out_tile_bytes / 128u; /* 64 (16-bit) or 128 (f32) */
+        int chunks = 0; /* output tiles stored so far: the output-tile ring position */
+        if (a.tma_store && et == 0) ptx_prefetch_tensormap(&tmap_y);
         for (int t = 0;; t++) {
             const int acc = t % ACC;
             int m0, n0;
@@ -259,7 +289,37 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
                 uint32_t v[32];
                 ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + (uint32_t)(acc * BN + 32 * c), v);
                 ptx_tcgen05_wait_ld();
-                sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, v);
+                float f[32];
+                sm100k_values32(a.g, m, (int64_t)n0 + 32 * c, v, f);
+                if (!a.tma_store) {
+                    sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, f);
+                    continue;
+                }
+                /* TMA store: the 128 x 32 output tile through shared memory (its rows past M and
+                 * columns past N are clipped by the store). The tile `out_stages` stores ago must
+                 * have been read before it is overwritten. */
+                const int os = chunks % a.out_stages;
+                const uint32_t tile = out_smem + (uint32_t)os * a.out_tile_bytes;
+                if (et == 0) {
+                    if (a.out_stages > 1) ptx_cp_async_bulk_wait_group_read<1>();
+                    else ptx_cp_async_bulk_wait_group_read<0>();
+                }
+                ptx_bar_sync(1, 128); /* the tile is free */
+                uint32_t w[32];
+                sm100k_pack32(a.g.out_dtype, f, w);
+                const uint32_t rowp = tile + (uint32_t)(32 * q + lane) * row_bytes;
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+                    if (i < (int)(row_bytes / 16u))
+                        ptx_st_shared_v4_b32(rowp + 16u * (uint32_t)i, w[4 * i], w[4 * i + 1], w[4 * i + 2],
+                                             w[4 * i + 3]);
+                ptx_fence_proxy_async_shared_cta(); /* the generic writes, before the async proxy reads */
+                ptx_bar_sync(1, 128);                /* the whole tile written */
+                if (et == 0) {
+                    ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, tile, n0 + 32 * c, m0);
+                    ptx_cp_async_bulk_commit_group();
+                }
+                chunks++;
             }
             /* every lane's TMEM reads are complete (wait::ld) before its warp frees the accumulator */
             ptx_tcgen05_fence_before_thread_sync();
@@ -267,6 +327,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
             if (lane == 0) ptx_mbarrier_arrive(acc_empty + 8u * acc);
             if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, lane == 0, &unit)) break;
         }
+        if (a.tma_store && et == 0) ptx_cp_async_bulk_wait_group<0>(); /* every store done before exit */
     }
     /* teardown: every role done with TMEM before warp 1 frees it */
     ptx_tcgen05_fence_before_thread_sync();

@@ -25,9 +25,9 @@
 
 /* The configuration a plan keeps (cfg->priv). */
 typedef struct sm100_priv {
-    int bn, stages, pdl, smem_optin;
+    int bn, stages, pdl, smem_optin, tma_store;
     size_t smem_bytes; /* the plan's total + 1 KB to align the base */
-    uint32_t a_off, b_off, bar_off, resp_off, tslot_off, a_stage_bytes, b_stage_bytes;
+    uint32_t a_off, b_off, bar_off, resp_off, tslot_off, a_stage_bytes, b_stage_bytes, out_off, out_tile_bytes;
 } sm100_priv_t;
 
 static_assert(sizeof(sm100_priv_t) <= IGEMM_FAMILY_PRIV_BYTES, "sm100 plan must fit the family's config");
@@ -35,6 +35,13 @@ static_assert(sizeof(sm100_priv_t) <= IGEMM_FAMILY_PRIV_BYTES, "sm100 plan must 
 #define SM100_ACCUM_STAGES 2
 #define SM100_CLC_STAGES 2
 #define SM100_SWIZZLE 8 /* M-tiles per group of the rasterised order */
+#define SM100_OUT_STAGES 2 /* output tiles (128 x 32) of the TMA-store epilogue */
+
+/* 1 if y is written by TMA stores: its rows are 16-byte multiples (the tensor map's stride). */
+static int sm100_tma_store_ok(const igemm_conv_params_t *p)
+{
+    return (p->k * (int64_t)igemm_dtype_size(p->out_dtype)) % 16 == 0;
+}
 
 static int sm100_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                           char *why, size_t why_len)
@@ -72,7 +79,7 @@ static int sm100_plan_for(const igemm_conv_params_t *p, int bn, int stages, sm10
     memset(&c, 0, sizeof c);
     c.bm = 128, c.bn = bn, c.bk = SM90_BK, c.mma_m = 128, c.mma_n = bn, c.cta_group = 1;
     c.cluster_m = 1, c.cluster_n = 1, c.in_bytes = 2, c.out_bytes = (int)igemm_dtype_size(p->out_dtype);
-    c.out_m = 128, c.out_n = 32, c.k_group = 1, c.out_stages = 1;
+    c.out_m = 128, c.out_n = 32, c.k_group = 1, c.out_stages = SM100_OUT_STAGES;
     c.accum_stages = SM100_ACCUM_STAGES, c.clc_stages = SM100_CLC_STAGES, c.has_source = 0;
     const int most = igemm_sm100_max_stages(&c);
     c.stages = stages > 0 && stages < most ? stages : most;
@@ -105,13 +112,17 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
     pr->a_off = (uint32_t)pl.a_off, pr->b_off = (uint32_t)pl.b_off, pr->bar_off = (uint32_t)pl.bar_off;
     pr->resp_off = (uint32_t)pl.clc_resp_off, pr->tslot_off = (uint32_t)pl.tmem_addr_off;
     pr->a_stage_bytes = (uint32_t)pl.a_stage_bytes, pr->b_stage_bytes = (uint32_t)pl.b_stage_bytes;
+    pr->out_off = (uint32_t)pl.out_off, pr->out_tile_bytes = (uint32_t)pl.out_tile_bytes;
+    pr->tma_store = sm100_tma_store_ok(p);
     const int64_t tiles = ((p->gemm_m + 127) / 128) * ((p->k + bn - 1) / bn);
     snprintf(cfg->desc, sizeof cfg->desc,
              "tcgen05: TMA %s + tcgen05.mma cta_group::1 into TMEM, tile 128x%dx64, %d stages, %d TMEM accumulators "
-             "(%d columns), warps: TMA load, MMA, CLC scheduler, 4 epilogue (tcgen05.ld, fused epilogue, direct stores); "
+             "(%d columns), warps: TMA load, MMA, CLC scheduler, 4 epilogue (tcgen05.ld, fused epilogue, %s); "
              "one CTA per tile (%lld), made persistent by cluster launch control; %zu B smem%s; passed its first-use "
              "self-check on this device",
              sm90_a_is_matrix(p) ? "tiled A" : "im2col", bn, stages, SM100_ACCUM_STAGES, SM100_ACCUM_STAGES * bn,
+             pr->tma_store ? "TMA stores through 2 output tiles of 128 x 32" : "direct 16-byte stores: y's rows are no "
+                                                                               "16-byte multiples",
              (long long)tiles, pr->smem_bytes, pr->pdl ? ", programmatic dependent launch" : "");
     cfg->workspace_bytes = 0;
     return IGEMM_STATUS_SUCCESS;
@@ -119,14 +130,14 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
 
 /* Per-plan cached state (the family's scratch, 64-byte aligned). */
 typedef struct sm100_state {
-    CUtensorMap tmap_x, tmap_w;
-    const void *x_key, *w_key;
-    int have_x, have_w, smem_attr_done;
+    CUtensorMap tmap_x, tmap_w, tmap_y;
+    const void *x_key, *w_key, *y_key;
+    int have_x, have_w, have_y, smem_attr_done;
 } sm100_state_t;
 
 static_assert(sizeof(sm100_state_t) + 63 <= IGEMM_FAMILY_STATE_BYTES, "sm100 state must fit the family scratch");
 
-typedef void (*sm100_kernel_fn)(CUtensorMap, CUtensorMap, igemm_sm100_args_t);
+typedef void (*sm100_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm100_args_t);
 
 static sm100_kernel_fn sm100_kernel_of(int bn)
 {
@@ -152,6 +163,16 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
         st->have_w = 0;
         if ((rc = igemm_conv_encode_w_map(p, bn, &st->tmap_w)) != IGEMM_STATUS_SUCCESS) return rc;
         st->w_key = p->filter, st->have_w = 1;
+    }
+    if (pr->tma_store && (!st->have_y || st->y_key != p->y)) { /* y [M, k]: boxes of 32 columns x 128 rows */
+        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
+        const uint64_t strides[1] = {(uint64_t)p->k * igemm_dtype_size(p->out_dtype)};
+        const uint32_t box[2] = {32, 128};
+        st->have_y = 0;
+        if ((rc = igemm_tmap_encode_tiled(&st->tmap_y, p->out_dtype, p->y, 2, dims, strides, box,
+                                          CU_TENSOR_MAP_SWIZZLE_NONE)) != IGEMM_STATUS_SUCCESS)
+            return rc;
+        st->y_key = p->y, st->have_y = 1;
     }
     igemm_sm100_args_t a;
     memset(&a, 0, sizeof a);
@@ -183,6 +204,8 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
     a.accum_stages = SM100_ACCUM_STAGES, a.clc_stages = SM100_CLC_STAGES;
     a.tmem_cols = SM100_ACCUM_STAGES * bn; /* 128, 256 or 512: a power of two */
     a.swizzle = SM100_SWIZZLE;
+    a.tma_store = pr->tma_store, a.out_stages = SM100_OUT_STAGES;
+    a.out_off = pr->out_off, a.out_tile_bytes = pr->out_tile_bytes;
 
     const sm100_kernel_fn kern = sm100_kernel_of(bn);
     cudaError_t e;
@@ -194,7 +217,7 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr[1];
     igemm_launch_config_1d(&lc, attr, (unsigned)g->num_tiles, SM100K_THREADS, pr->smem_bytes, stream, pr->pdl);
-    e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, a);
+    e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, st->tmap_y, a);
     if (e == cudaSuccess) e = cudaGetLastError();
     else (void)cudaGetLastError();
     if (e != cudaSuccess)
@@ -223,8 +246,9 @@ static int sm100_self_check_cases(const igemm_device_info_t *dev, igemm_selfchec
          96, 5, 5, 1, 4, 2, IGEMM_DTYPE_BF16, IGEMM_DTYPE_F16, 128, 1},
         {"1x1 (tiled A), M 5120, k 512, tile 128x64: 320 tiles, more than run at once", 4, 40, 32, 64, 512, 1, 1, 1, 0, 1,
          IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16, 64, 0},
-        {"1x1 (tiled A), M 100 (one short M-tile), c 200, k 256, tile 128x256, f16 -> f16", 1, 10, 10, 200, 256, 1, 1, 1,
-         0, 1, IGEMM_DTYPE_F16, IGEMM_DTYPE_F16, 256, 1},
+        {"1x1 (tiled A), M 100 (one short M-tile), c 200, k 250 (rows of 500 bytes: direct stores), tile 128x256, "
+         "f16 -> f16",
+         1, 10, 10, 200, 250, 1, 1, 1, 0, 1, IGEMM_DTYPE_F16, IGEMM_DTYPE_F16, 256, 1},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof t / sizeof t[0] && n < max; i++, n++) {
