@@ -174,11 +174,25 @@ TEST(sm100_family_configure)
     memset(&cfg, 0, sizeof cfg);
     REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(cfg.desc, "TMA stores") && strstr(cfg.desc, "tile 128x64x64"), "%s", cfg.desc);
+    /* a residual: by the epilogue-load warp where its source tiles leave 3+ stages (bf16, 256-wide
+     * tiles: 8 tiles of 8 KB), else read by the epilogue warps (f32: 8 of 16 KB) */
+    igemm_epilogue_t er = igemm_epilogue_default();
+    er.has_residual = 1;
+    igemm_conv2d_desc_t wide = conv_shape(4, 14, 14, 64, 256, 3, 3, 1, 1, 1, 1, IGEMM_DTYPE_BF16, IGEMM_DTYPE_BF16);
+    REQUIRE(igemm_problem_init(&wide, &er, &p) == IGEMM_STATUS_SUCCESS);
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "epilogue load (the residual by TMA") && strstr(cfg.desc, "3 stages"), "%s", cfg.desc);
+    wide.y_dtype = IGEMM_DTYPE_F32;
+    REQUIRE(igemm_problem_init(&wide, &er, &p) == IGEMM_STATUS_SUCCESS);
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "idle: source tiles would leave fewer than 3 stages"), "%s", cfg.desc);
     /* the self-check's cases: each tile width, both A maps, valid problems the family takes */
     igemm_selfcheck_case_t cases[8];
     const int n = igemm_family_sm100.self_check_cases(&dev, cases, 8);
     CHECK(n >= 4);
-    int widths = 0, tiled = 0, im2col = 0, direct = 0;
+    int widths = 0, tiled = 0, im2col = 0, direct = 0, res_tma = 0, res_global = 0;
     for (int i = 0; i < n; i++) {
         igemm_conv_params_t q;
         REQUIRE(igemm_problem_init(&cases[i].desc, &cases[i].epi, &q) == IGEMM_STATUS_SUCCESS);
@@ -191,10 +205,14 @@ TEST(sm100_family_configure)
         memset(&ccfg, 0, sizeof ccfg);
         REQUIRE(igemm_family_sm100.configure(&q, &dev, &cases[i].hints, &ccfg) == IGEMM_STATUS_SUCCESS);
         if (strstr(ccfg.desc, "direct 16-byte stores")) direct++;
+        if (strstr(ccfg.desc, "the residual by TMA")) res_tma++;
+        if (strstr(ccfg.desc, "the epilogue reads it")) res_global++;
     }
     CHECK_EQ_INT(widths, 7);
     CHECK(tiled >= 1 && im2col >= 1);
     CHECK_MSG(direct >= 1 && direct < n, "%d of %d cases on direct stores: both epilogues must be covered", direct, n);
+    CHECK_MSG(res_tma >= 1 && res_global >= 1, "residual cases: %d by the epilogue-load warp, %d by the epilogue warps",
+              res_tma, res_global);
 }
 
 #endif /* IGEMM_HAVE_CUDA */

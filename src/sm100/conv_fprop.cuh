@@ -47,8 +47,9 @@
 #include "schedule.h"
 #include "tcgen05_desc.h"
 
-#define SM100K_THREADS (7 * 32)
+#define SM100K_THREADS (8 * 32)
 #define SM100K_EPI_WARP0 3
+#define SM100K_EPI_LOAD_WARP 7
 
 /* Everything the kernel needs besides its two tensor maps: the Hopper core's argument block (the
  * geometry, tile counts, k-blocks and the epilogue's fields) and the Blackwell kernel's own. */
@@ -63,6 +64,10 @@ typedef struct igemm_sm100_args {
      * unswizzled) at out_off, out_stages of out_tile_bytes; 0: 16-byte direct stores */
     int32_t tma_store, out_stages;
     uint32_t out_off, out_tile_bytes;
+    /* the residual by the epilogue-load warp (TMA, with tma_store): src_stages = BN / 32 source tiles
+     * of out_tile_bytes at src_off; 0: the epilogue warps load it from global memory */
+    int32_t src_tma, src_stages;
+    uint32_t src_off;
 } igemm_sm100_args_t;
 
 /* The tile of work unit u: (m0, n0) by the rasterised order. */
@@ -89,9 +94,11 @@ static __device__ __forceinline__ int sm100k_next(uint32_t clc_full, uint32_t cl
 }
 
 /* One epilogue thread's 32 outputs of row m, columns n .. n + 31, from the accumulators v: the
- * fused epilogue in fp32 into f (columns >= N and rows >= M: whatever; they are not stored). */
+ * fused epilogue in fp32 into f (columns >= N and rows >= M: whatever; they are not stored); the
+ * residual from res where staged (the epilogue-load warp's source tile), else from global memory. */
 static __device__ __forceinline__ void sm100k_values32(const igemm_sm90_args_t &a, int64_t m, int64_t n,
-                                                       const uint32_t v[32], float f[32])
+                                                       const uint32_t v[32], bool staged, const float res[32],
+                                                       float f[32])
 {
     const int64_t N = a.gemm_n, row = m * N;
     const int cols = m >= a.gemm_m ? 0 : N - n < 32 ? (int)(N - n) : 32;
@@ -103,12 +110,41 @@ static __device__ __forceinline__ void sm100k_values32(const igemm_sm90_args_t &
         if (a.has_bias) t += __ldg(a.bias + nn);
         f[j] = t;
     }
-    if (a.has_residual) { /* unrolled with a predicate: f stays in registers */
+    if (a.has_residual && staged) { /* the row's 32 residual values, staged by the epilogue-load warp */
+#pragma unroll
+        for (int j = 0; j < 32; j++) f[j] += a.beta * res[j];
+    } else if (a.has_residual) { /* unrolled with a predicate: f stays in registers */
 #pragma unroll
         for (int j = 0; j < 32; j++)
             if (j < cols) f[j] += a.beta * igemm_load_out(a.residual, row + n + j, a.out_dtype);
     }
     igemm_act_dev_array<32>(a.act, f, a.act_param);
+}
+
+/* One thread's row of a 128 x 32 source tile at shared address rowp (32 values of y's dtype,
+ * row_bytes 64 or 128) as fp32. */
+static __device__ __forceinline__ void sm100k_load_row32(uint32_t rowp, int out_dtype, float r[32])
+{
+    if (out_dtype == IGEMM_DTYPE_F32) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const float4 q = ptx_ld_shared_v4_f32(rowp + 16u * (uint32_t)i);
+            r[4 * i] = q.x, r[4 * i + 1] = q.y, r[4 * i + 2] = q.z, r[4 * i + 3] = q.w;
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float4 q = ptx_ld_shared_v4_f32(rowp + 16u * (uint32_t)i);
+        const uint32_t w[4] = {__float_as_uint(q.x), __float_as_uint(q.y), __float_as_uint(q.z), __float_as_uint(q.w)};
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            float2 t;
+            if (out_dtype == IGEMM_DTYPE_BF16) t = __bfloat1622float2(*(const __nv_bfloat162 *)&w[e]);
+            else t = __half22float2(*(const __half2 *)&w[e]);
+            r[8 * i + 2 * e] = t.x, r[8 * i + 2 * e + 1] = t.y;
+        }
+    }
 }
 
 /* The 32 outputs f of row m, columns n .. n + 31, as y's dtype packed into 16 (16-bit) or 32 (f32)
@@ -161,7 +197,8 @@ static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a
 template <int BN>
 __global__ void __launch_bounds__(SM100K_THREADS, 1)
     igemm_sm100_conv_fprop(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
-                           const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ igemm_sm100_args_t a)
+                           const __grid_constant__ CUtensorMap tmap_y, const __grid_constant__ CUtensorMap tmap_r,
+                           const __grid_constant__ igemm_sm100_args_t a)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
     extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -171,6 +208,8 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
     const uint32_t full = base + a.bar_off, empty = full + 8u * S;
     const uint32_t acc_full = empty + 8u * S, acc_empty = acc_full + 8u * ACC;
     const uint32_t clc_full = acc_empty + 8u * ACC, clc_empty = clc_full + 8u * CLC;
+    const int E = a.src_tma ? a.src_stages : 0; /* source tiles (the residual's pipeline) */
+    const uint32_t epi_full = clc_empty + 8u * CLC, epi_empty = epi_full + 8u * E, order = epi_empty + 8u * E;
     const uint32_t resp = base + a.resp_off, tslot = base + a.tslot_off;
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
     const int KB = a.g.k_iters;
@@ -188,8 +227,13 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
         }
         for (int i = 0; i < CLC; i++) {
             ptx_mbarrier_init(clc_full + 8u * i, 1);
-            ptx_mbarrier_init(clc_empty + 8u * i, 3 + 4); /* producer, MMA, scheduler; 4 epilogue warps */
+            ptx_mbarrier_init(clc_empty + 8u * i, 3 + 4 + 1); /* producer, MMA, scheduler; 4 epilogue warps; epilogue load */
         }
+        for (int i = 0; i < E; i++) {
+            ptx_mbarrier_init(epi_full + 8u * i, 1);    /* the epilogue-load warp's arrive.expect_tx */
+            ptx_mbarrier_init(epi_empty + 8u * i, 128); /* every epilogue thread has read its row */
+        }
+        ptx_mbarrier_init(order, 1); /* load order: the producer's first stages are issued */
         ptx_fence_mbarrier_init_release_cluster();
     }
     if (warp == 1) {
@@ -228,6 +272,9 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
                     ptx_cp_async_bulk_tensor_4d_tile(b_smem + (uint32_t)st * a.b_stage_bytes, &tmap_w, fb, cb * SM90_BK,
                                                      s, r, n0);
                     sm90_kblock_next(a.g, cb, r, s);
+                    /* the load order: the epilogue-load warp starts once the mainloop's first
+                     * stages are on their way (its residual loads must not delay them) */
+                    if (j + 1 == (S < KB ? S : KB)) ptx_mbarrier_arrive(order);
                 }
                 if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
             }
@@ -268,6 +315,27 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
                 if (!sm100k_next(clc_full, clc_empty, resp, c, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
             }
         }
+    } else if (warp == SM100K_EPI_LOAD_WARP) {
+        /* ------------------------------------------------------------ epilogue load (residual) */
+        if (lane == 0) {
+            if (E > 0) ptx_mbarrier_wait_parity(order, 0u);
+            int i = 0; /* source tiles loaded so far: the ring position */
+            for (int t = 0;; t++) {
+                if (E > 0) {
+                    int m0, n0;
+                    sm100k_tile(a, unit, BN, m0, n0);
+                    for (int c = 0; c < BN / 32; c++, i++) {
+                        if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break; /* as the epilogue's chunks */
+                        const int st = i % E;
+                        ptx_mbarrier_wait_parity(epi_empty + 8u * st, ((uint32_t)(i / E) & 1u) ^ 1u);
+                        ptx_mbarrier_arrive_expect_tx(epi_full + 8u * st, a.out_tile_bytes);
+                        ptx_cp_async_bulk_tensor_2d_tile(base + a.src_off + (uint32_t)st * a.out_tile_bytes, &tmap_r,
+                                                         epi_full + 8u * st, n0 + 32 * c, m0);
+                    }
+                }
+                if (!sm100k_next(clc_full, clc_empty, resp, t % CLC, (uint32_t)(t / CLC) & 1u, true, &unit)) break;
+            }
+        }
     } else {
         /* ------------------------------------------------------------ epilogue, warps 3-6 */
         const int q = warp & 3; /* TMEM lanes 32 q .. : the tile's rows 32 q + lane */
@@ -275,6 +343,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
         const uint32_t out_smem = base + a.out_off;
         const uint32_t row_bytes = a.out_tile_bytes / 128u; /* 64 (16-bit) or 128 (f32) */
         int chunks = 0; /* output tiles stored so far: the output-tile ring position */
+        int srcs = 0;   /* source tiles read so far: the residual ring position */
         if (a.tma_store && et == 0) ptx_prefetch_tensormap(&tmap_y);
         for (int t = 0;; t++) {
             const int acc = t % ACC;
@@ -289,8 +358,17 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
                 uint32_t v[32];
                 ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + (uint32_t)(acc * BN + 32 * c), v);
                 ptx_tcgen05_wait_ld();
-                float f[32];
-                sm100k_values32(a.g, m, (int64_t)n0 + 32 * c, v, f);
+                float f[32], res[32] = {};
+                if (E > 0) { /* the chunk's residual, staged by the epilogue-load warp */
+                    const int st = srcs % E;
+                    ptx_mbarrier_wait_parity(epi_full + 8u * st, (uint32_t)(srcs / E) & 1u);
+                    sm100k_load_row32(base + a.src_off + (uint32_t)st * a.out_tile_bytes +
+                                          (uint32_t)(32 * q + lane) * row_bytes,
+                                      a.g.out_dtype, res);
+                    ptx_mbarrier_arrive(epi_empty + 8u * st);
+                    srcs++;
+                }
+                sm100k_values32(a.g, m, (int64_t)n0 + 32 * c, v, E > 0, res, f);
                 if (!a.tma_store) {
                     sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, f);
                     continue;

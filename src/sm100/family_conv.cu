@@ -25,9 +25,9 @@
 
 /* The configuration a plan keeps (cfg->priv). */
 typedef struct sm100_priv {
-    int bn, stages, pdl, smem_optin, tma_store;
+    int bn, stages, pdl, smem_optin, tma_store, src_tma;
     size_t smem_bytes; /* the plan's total + 1 KB to align the base */
-    uint32_t a_off, b_off, bar_off, resp_off, tslot_off, a_stage_bytes, b_stage_bytes, out_off, out_tile_bytes;
+    uint32_t a_off, b_off, bar_off, resp_off, tslot_off, a_stage_bytes, b_stage_bytes, out_off, out_tile_bytes, src_off;
 } sm100_priv_t;
 
 static_assert(sizeof(sm100_priv_t) <= IGEMM_FAMILY_PRIV_BYTES, "sm100 plan must fit the family's config");
@@ -72,15 +72,15 @@ static int sm100_supports(const igemm_conv_params_t *p, const igemm_device_info_
 }
 
 /* The shared-memory plan of a BN-channel tile with `stages` ring stages (0: the most that fit). */
-static int sm100_plan_for(const igemm_conv_params_t *p, int bn, int stages, sm100_plan_t *pl, int *stages_out,
-                          char *why, size_t why_len)
+static int sm100_plan_for(const igemm_conv_params_t *p, int bn, int stages, int has_source, sm100_plan_t *pl,
+                          int *stages_out, char *why, size_t why_len)
 {
     sm100_config_t c;
     memset(&c, 0, sizeof c);
     c.bm = 128, c.bn = bn, c.bk = SM90_BK, c.mma_m = 128, c.mma_n = bn, c.cta_group = 1;
     c.cluster_m = 1, c.cluster_n = 1, c.in_bytes = 2, c.out_bytes = (int)igemm_dtype_size(p->out_dtype);
     c.out_m = 128, c.out_n = 32, c.k_group = 1, c.out_stages = SM100_OUT_STAGES;
-    c.accum_stages = SM100_ACCUM_STAGES, c.clc_stages = SM100_CLC_STAGES, c.has_source = 0;
+    c.accum_stages = SM100_ACCUM_STAGES, c.clc_stages = SM100_CLC_STAGES, c.has_source = has_source;
     const int most = igemm_sm100_max_stages(&c);
     c.stages = stages > 0 && stages < most ? stages : most;
     if (c.stages < 2) {
@@ -99,7 +99,12 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
     sm100_plan_t pl;
     char why[256] = "";
     int stages = 0;
-    if (!sm100_plan_for(p, bn, h->stages, &pl, &stages, why, sizeof why))
+    /* the residual through the epilogue-load warp's pipeline where TMA can read it (as y) and its
+     * BN / 32 source tiles leave at least 3 ring stages; else the epilogue warps read it */
+    int src_tma = p->has_residual && sm100_tma_store_ok(p);
+    const int src_fits = src_tma && sm100_plan_for(p, bn, h->stages, 1, &pl, &stages, NULL, 0) && stages >= 3;
+    if (src_tma && !src_fits) src_tma = 0;
+    if (!src_tma && !sm100_plan_for(p, bn, h->stages, 0, &pl, &stages, why, sizeof why))
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED, "sm100 plan: %s", why);
     if ((int)(pl.total + 1024) > dev->smem_optin_per_block)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED, "sm100 plan: %zu B of shared memory, the device allows %d",
@@ -114,13 +119,21 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
     pr->a_stage_bytes = (uint32_t)pl.a_stage_bytes, pr->b_stage_bytes = (uint32_t)pl.b_stage_bytes;
     pr->out_off = (uint32_t)pl.out_off, pr->out_tile_bytes = (uint32_t)pl.out_tile_bytes;
     pr->tma_store = sm100_tma_store_ok(p);
+    pr->src_tma = src_tma;
+    pr->src_off = (uint32_t)pl.src_off;
     const int64_t tiles = ((p->gemm_m + 127) / 128) * ((p->k + bn - 1) / bn);
     snprintf(cfg->desc, sizeof cfg->desc,
              "tcgen05: TMA %s + tcgen05.mma cta_group::1 into TMEM, tile 128x%dx64, %d stages, %d TMEM accumulators "
-             "(%d columns), warps: TMA load, MMA, CLC scheduler, 4 epilogue (tcgen05.ld, fused epilogue, %s); "
+             "(%d columns), warps: TMA load, MMA, CLC scheduler, epilogue load (%s), 4 epilogue (tcgen05.ld, fused "
+             "epilogue, %s); "
              "one CTA per tile (%lld), made persistent by cluster launch control; %zu B smem%s; passed its first-use "
              "self-check on this device",
              sm90_a_is_matrix(p) ? "tiled A" : "im2col", bn, stages, SM100_ACCUM_STAGES, SM100_ACCUM_STAGES * bn,
+             src_tma ? "the residual by TMA into source tiles, after the mainloop's first stages"
+                     : !p->has_residual       ? "idle: no residual"
+                     : sm100_tma_store_ok(p) ? "idle: source tiles would leave fewer than 3 stages, the epilogue reads "
+                                               "the residual"
+                                             : "idle: the residual's rows are no 16-byte multiples, the epilogue reads it",
              pr->tma_store ? "TMA stores through 2 output tiles of 128 x 32" : "direct 16-byte stores: y's rows are no "
                                                                                "16-byte multiples",
              (long long)tiles, pr->smem_bytes, pr->pdl ? ", programmatic dependent launch" : "");
@@ -130,14 +143,24 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
 
 /* Per-plan cached state (the family's scratch, 64-byte aligned). */
 typedef struct sm100_state {
-    CUtensorMap tmap_x, tmap_w, tmap_y;
-    const void *x_key, *w_key, *y_key;
-    int have_x, have_w, have_y, smem_attr_done;
+    CUtensorMap tmap_x, tmap_w, tmap_y, tmap_r;
+    const void *x_key, *w_key, *y_key, *r_key;
+    int have_x, have_w, have_y, have_r, smem_attr_done;
 } sm100_state_t;
 
 static_assert(sizeof(sm100_state_t) + 63 <= IGEMM_FAMILY_STATE_BYTES, "sm100 state must fit the family scratch");
 
-typedef void (*sm100_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm100_args_t);
+typedef void (*sm100_kernel_fn)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, igemm_sm100_args_t);
+
+/* The tensor map of an [M, k] operand of y's dtype (y, the residual): boxes of 32 columns x 128
+ * rows, unswizzled (the output and source tiles' layout). */
+static igemm_status_t sm100_encode_out_map(const igemm_conv_params_t *p, const void *ptr, CUtensorMap *map)
+{
+    const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
+    const uint64_t strides[1] = {(uint64_t)p->k * igemm_dtype_size(p->out_dtype)};
+    const uint32_t box[2] = {32, 128};
+    return igemm_tmap_encode_tiled(map, p->out_dtype, ptr, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE);
+}
 
 static sm100_kernel_fn sm100_kernel_of(int bn)
 {
@@ -164,15 +187,15 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
         if ((rc = igemm_conv_encode_w_map(p, bn, &st->tmap_w)) != IGEMM_STATUS_SUCCESS) return rc;
         st->w_key = p->filter, st->have_w = 1;
     }
-    if (pr->tma_store && (!st->have_y || st->y_key != p->y)) { /* y [M, k]: boxes of 32 columns x 128 rows */
-        const uint64_t dims[2] = {(uint64_t)p->k, (uint64_t)p->gemm_m};
-        const uint64_t strides[1] = {(uint64_t)p->k * igemm_dtype_size(p->out_dtype)};
-        const uint32_t box[2] = {32, 128};
+    if (pr->tma_store && (!st->have_y || st->y_key != p->y)) {
         st->have_y = 0;
-        if ((rc = igemm_tmap_encode_tiled(&st->tmap_y, p->out_dtype, p->y, 2, dims, strides, box,
-                                          CU_TENSOR_MAP_SWIZZLE_NONE)) != IGEMM_STATUS_SUCCESS)
-            return rc;
+        if ((rc = sm100_encode_out_map(p, p->y, &st->tmap_y)) != IGEMM_STATUS_SUCCESS) return rc;
         st->y_key = p->y, st->have_y = 1;
+    }
+    if (pr->src_tma && (!st->have_r || st->r_key != p->residual)) {
+        st->have_r = 0;
+        if ((rc = sm100_encode_out_map(p, p->residual, &st->tmap_r)) != IGEMM_STATUS_SUCCESS) return rc;
+        st->r_key = p->residual, st->have_r = 1;
     }
     igemm_sm100_args_t a;
     memset(&a, 0, sizeof a);
@@ -206,6 +229,7 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
     a.swizzle = SM100_SWIZZLE;
     a.tma_store = pr->tma_store, a.out_stages = SM100_OUT_STAGES;
     a.out_off = pr->out_off, a.out_tile_bytes = pr->out_tile_bytes;
+    a.src_tma = pr->src_tma, a.src_stages = bn / 32, a.src_off = pr->src_off;
 
     const sm100_kernel_fn kern = sm100_kernel_of(bn);
     cudaError_t e;
@@ -217,7 +241,7 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
     cudaLaunchConfig_t lc;
     cudaLaunchAttribute attr[1];
     igemm_launch_config_1d(&lc, attr, (unsigned)g->num_tiles, SM100K_THREADS, pr->smem_bytes, stream, pr->pdl);
-    e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, st->tmap_y, a);
+    e = cudaLaunchKernelEx(&lc, kern, st->tmap_x, st->tmap_w, st->tmap_y, st->tmap_r, a);
     if (e == cudaSuccess) e = cudaGetLastError();
     else (void)cudaGetLastError();
     if (e != cudaSuccess)
