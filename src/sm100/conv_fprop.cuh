@@ -3,8 +3,7 @@
  * cta_group::1: implicit GEMM (M = n*p*q output pixels, N = k, K = r*s*c) on 128 x BN tiles
  * (BN = 64, 128, 256), the K loop over the Hopper core's k-blocks (a filter tap x 64 channels).
  *
- * WARP ROLES (224 threads; the seeds' epilogue-load warp is not in this version: the epilogue
- * warps read the residual from global memory):
+ * WARP ROLES (256 threads, the seeds' eight warps):
  *   warp 0, one thread  TMA loads: per k-block the A box (TMA im2col, one filter tap through the
  *                       instruction's offsets; the tiled 2-D map of an unpadded 1x1 stride-1 conv)
  *                       and the BN x 64 filter box into a ring of `stages` stages (full / empty
@@ -16,11 +15,16 @@
  *   warp 2, one thread  the scheduler (cluster launch control): per tile one
  *                       clusterlaunchcontrol.try_cancel into a 16-byte response slot (clc_full:
  *                       expect_tx 16; clc_empty: every role read it), none after a failed one;
+ *   warp 7, one thread  the epilogue load: once the producer has issued the mainloop's first
+ *                       stages (the load-order barrier), each chunk's residual (128 x 32) by TMA
+ *                       into one of BN / 32 source tiles (epi_full: expect_tx; epi_empty: the 128
+ *                       epilogue threads read their rows); without a residual, or where TMA cannot
+ *                       read it, it only walks the tile sequence;
  *   warps 3-6           the epilogue: warp w reads TMEM lanes 32 (w % 4) .. +31 = the tile's rows
  *                       32 (w % 4) + lane; per 32 columns one tcgen05.ld 32x32b.x32, the fused
- *                       epilogue (common/epilogue.cuh: alpha, scale, bias, beta x residual,
- *                       activation) in fp32, then (y's rows 16-byte multiples) the row's 32 outputs
- *                       into a 128 x 32 output tile in shared memory (2 of them in turn; a named
+ *                       epilogue (common/epilogue.cuh: alpha, scale, bias, beta x residual from
+ *                       the source tile or global memory, activation) in fp32, then (y's rows
+ *                       16-byte multiples) the row's 32 outputs into a 128 x 32 output tile in shared memory (2 of them in turn; a named
  *                       barrier of the 128 threads before and after, fence.proxy.async) and one
  *                       thread's TMA store of the tile (clipped at M and N), or else 16-byte
  *                       direct stores where aligned; then one arrival per warp on acc_empty.
@@ -29,7 +33,8 @@
  * order of sm100/schedule.h (groups of `swizzle` M-tiles). The grid is one CTA per tile.
  * SHARED MEMORY (offsets from igemm_sm100_plan, sm100/smem_plan.h): A stages (128 rows x 128 B,
  *   128-byte swizzle, as TMA writes them), B stages (BN rows x 128 B), 2 output tiles (128 rows x
- *   32 columns of y's dtype, unswizzled), the barriers, the CLC responses, the TMEM address slot.
+ *   32 columns of y's dtype, unswizzled), BN / 32 source tiles (as the output tiles; only with a
+ *   TMA-read residual), the barriers, the CLC responses, the TMEM address slot.
  * PTX: cp.async.bulk.tensor (im2col / tile loads, tile stores with bulk groups), mbarrier expect_tx /
  *   try_wait.parity, bar.sync, fence.proxy.async, tcgen05.alloc /
  *   relinquish / dealloc / mma / commit / ld / wait::ld / fences, clusterlaunchcontrol.try_cancel /
