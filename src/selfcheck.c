@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "problem.h"
 
@@ -100,9 +101,32 @@ static cudaError_t sc_upload_f32(float **dst, size_t n, float lo, float span, ui
     return e;
 }
 
-/* One case on the current device: 1 if every output matches, else 0 and why. */
+/* a case's kernel still running after this many seconds is a hang (tests lower it) */
+static int g_hang_seconds = 10;
+
+void igemm_selfcheck_set_hang_seconds(int seconds) { g_hang_seconds = seconds > 0 ? seconds : 10; }
+
+/* Waits for stream: cudaSuccess, the stream's error, or cudaErrorNotReady after g_hang_seconds
+ * (the kernel is left running: an unverified persistent kernel whose barriers never complete must
+ * not hang plan creation). */
+static cudaError_t sc_wait(cudaStream_t stream)
+{
+    struct timespec t0, now, nap = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        const cudaError_t e = cudaStreamQuery(stream);
+        if (e != cudaErrorNotReady) return e;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) > g_hang_seconds * 1000000000L)
+            return cudaErrorNotReady;
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* One case on the current device: 1 if every output matches, else 0 and why; *hung = 1 if its
+ * kernel did not finish (then its buffers, stream and context must be left alone). */
 static int sc_run_case(const igemm_family_t *f, const igemm_device_info_t *dev, const igemm_selfcheck_case_t *c,
-                       int idx, cudaStream_t stream, char *why, size_t why_len)
+                       int idx, cudaStream_t stream, int *hung, char *why, size_t why_len)
 {
     igemm_conv_params_t p;
     if (igemm_problem_init(&c->desc, &c->epi, &p) != IGEMM_STATUS_SUCCESS) {
@@ -154,7 +178,13 @@ static int sc_run_case(const igemm_family_t *f, const igemm_device_info_t *dev, 
         sc_free(&b);
         return 0;
     }
-    e = cudaStreamSynchronize(stream);
+    e = sc_wait(stream);
+    if (e == cudaErrorNotReady) {
+        *hung = 1;
+        WHY("case %d (%s): the kernel did not finish within %d s (a hang; it was left running in the check's "
+            "context)", idx, c->name, g_hang_seconds);
+        return 0;
+    }
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         WHY("case %d (%s): the kernel failed: %s", idx, c->name, cudaGetErrorString(e));
@@ -271,7 +301,13 @@ static int sc_run_all(const igemm_family_t *f, const igemm_device_info_t *dev, c
         WHY("the check could not run on device %d: %s", dev->ordinal, cudaGetErrorString(e));
     } else {
         ok = 1;
-        for (int i = 0; i < n && ok; i++) ok = sc_run_case(f, dev, &cases[i], i, stream, why, why_len);
+        int hung = 0;
+        for (int i = 0; i < n && ok; i++) ok = sc_run_case(f, dev, &cases[i], i, stream, &hung, why, why_len);
+        if (hung) { /* leave the running kernel's context alone (destroying it could block): only pop it */
+            CUcontext popped = NULL;
+            (void)g_ctx_pop(&popped);
+            return 0;
+        }
         (void)cudaStreamDestroy(stream);
     }
     (void)cudaGetLastError();
@@ -322,6 +358,8 @@ int igemm_selfcheck(const igemm_family_t *f, const igemm_device_info_t *dev, con
 }
 
 #else /* no CUDA */
+
+void igemm_selfcheck_set_hang_seconds(int seconds) { (void)seconds; }
 
 int igemm_selfcheck(const igemm_family_t *f, const igemm_device_info_t *dev, const igemm_plan_hints_t *hints,
                     char *why, size_t why_len)

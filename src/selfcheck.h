@@ -26,6 +26,10 @@ extern "C" {
 int igemm_selfcheck(const igemm_family_t *f, const igemm_device_info_t *dev, const igemm_plan_hints_t *hints,
                     char *why, size_t why_len);
 
+/* The seconds after which a case's kernel counts as hung (default 10; <= 0 restores it): the
+ * check then refuses the family and leaves the kernel running in its own context. For tests. */
+void igemm_selfcheck_set_hang_seconds(int seconds);
+
 #ifdef __cplusplus
 }
 #endif

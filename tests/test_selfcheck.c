@@ -2,7 +2,8 @@
  * test_selfcheck.c — the first-use self-check (src/selfcheck.h) on a real GPU, with test families
  * built on the direct path: a correct family passes (so that a correct Blackwell kernel will not be
  * refused by its own check), and one whose outputs are wrong in a single row, or never written
- * (NaN left by the poison), fails with the count of wrong outputs; verdicts are kept per family
+ * (NaN left by the poison), fails with the count of wrong outputs; one whose work does not finish
+ * within the (lowered) hang limit is refused without waiting for it; verdicts are kept per family
  * and device (a second call returns the first verdict); hints.self_check = -1 fails without
  * running; the caller's current device and its context still work after the check (it runs in a
  * context of its own). On a machine without a GPU the check itself must refuse (not crash).
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_problem.h"
 #include "igemm.h"
@@ -70,6 +72,24 @@ static igemm_status_t tf_run_none(const igemm_conv_params_t *p, const igemm_fami
     return IGEMM_STATUS_SUCCESS;
 }
 
+/* the direct path, then 2 s of a host function on the stream: a "kernel" that does not finish
+ * within the check's (lowered) limit */
+static void CUDART_CB tf_sleep(void *arg)
+{
+    (void)arg;
+    struct timespec t = {2, 0};
+    nanosleep(&t, NULL);
+}
+
+static igemm_status_t tf_run_slow(const igemm_conv_params_t *p, const igemm_family_config_t *cfg, void *ws,
+                                  void *state, void *stream, const igemm_inner_t *inner)
+{
+    igemm_status_t st = igemm_family_direct.run(p, cfg, ws, state, stream, inner);
+    if (st != IGEMM_STATUS_SUCCESS) return st;
+    return cudaLaunchHostFunc((cudaStream_t)stream, tf_sleep, NULL) == cudaSuccess ? IGEMM_STATUS_SUCCESS
+                                                                                  : IGEMM_STATUS_CUDA_ERROR;
+}
+
 /* two cases: a 3x3 conv with padding and the whole epilogue into bf16, a 1x1 into f32 */
 static int tf_cases(const igemm_device_info_t *dev, igemm_selfcheck_case_t *cases, int max)
 {
@@ -93,6 +113,8 @@ static const igemm_family_t k_bad = {"test_bad", IGEMM_PATH_DIRECT, 0, tf_suppor
                                      tf_run_bad, NULL, tf_cases};
 static const igemm_family_t k_none = {"test_none", IGEMM_PATH_DIRECT, 0, tf_supports, tf_configure, NULL,
                                       tf_run_none, NULL, tf_cases};
+static const igemm_family_t k_slow = {"test_slow", IGEMM_PATH_DIRECT, 0, tf_supports, tf_configure, NULL,
+                                      tf_run_slow, NULL, tf_cases};
 
 TEST(gpu_selfcheck_verdicts)
 {
@@ -119,6 +141,17 @@ TEST(gpu_selfcheck_verdicts)
         CHECK_MSG(igemm_selfcheck(&k_none, &dev, &none, why, sizeof why) == 0 && strstr(why, "outputs wrong"),
                   "rep %d: none: %s", rep, why);
     }
+    /* a case that does not finish within the limit (1 s here): refused as a hang, not waited for */
+    igemm_selfcheck_set_hang_seconds(1);
+    why[0] = '\0';
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_MSG(igemm_selfcheck(&k_slow, &dev, &none, why, sizeof why) == 0 && strstr(why, "did not finish within 1 s"),
+              "slow: %s", why);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK_MSG(waited < 1.9, "the check waited %.2f s for a case that runs 2 s (limit 1 s)", waited);
+    igemm_selfcheck_set_hang_seconds(0);
     /* forced: fails without running, not remembered (the good family still passes after) */
     why[0] = '\0';
     CHECK_MSG(igemm_selfcheck(&k_good, &dev, &forced, why, sizeof why) == 0 && strstr(why, "hints.self_check = -1"),
