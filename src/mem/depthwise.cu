@@ -424,41 +424,36 @@ static igemm_status_t dw_configure(const igemm_conv_params_t *p, const igemm_dev
                                "depthwise: hints kernel = %d, tile_m = %d, tile_n = %d, rows_per_tile = %d: no tile of "
                                "that shape (output rows x columns x channels: a multiple of 8 up to 64) fits %d B of shared memory twice",
                                h->kernel, h->tile_m, h->tile_n, h->rows_per_tile, dev->smem_optin_per_block);
-    if (c->tma) {
+    if (c->tma || c->mma || c->tiled) { /* the three kernels over tiled work items */
         if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
+        char how[448], grid[32];
+        if (c->tma)
+            snprintf(how, sizeof how,
+                     "tma; persistent CTAs over tiles of %d output rows x %d columns x %d channels, each tile's %dx%d "
+                     "input window loaded by one TMA box (zero fill outside the image) into a ring of %d stages, a "
+                     "thread per 8-channel chunk over the tile's %d-column strips, fp32 FMA, fused epilogue with "
+                     "16-byte stores",
+                     c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->x_stages, c->owt);
+        else if (c->mma)
+            snprintf(how, sizeof how,
+                     "mma.sync; persistent CTAs over tiles of %d output rows x %d columns x %d channels, each tile's "
+                     "%dx%d input window copied to shared memory (cp.async, zero-filled padding, the next tile's copy "
+                     "in flight), a warp per 8-channel chunk and 16-pixel unit: per tap pair a ldmatrix of the window "
+                     "(implicit im2col) and an m16n8k16 MMA with the taps' block-diagonal filter (fp32 accumulation), "
+                     "fused epilogue",
+                     c->th, c->ns, c->cb, c->in_rows, c->in_cols);
+        else
+            snprintf(how, sizeof how,
+                     "tiled; persistent CTAs over tiles of %d output rows x %d columns x %d channels, each tile's %dx%d "
+                     "input window copied to shared memory (cp.async, zero-filled padding, the next tile's copy in "
+                     "flight), a thread per channel pair over the tile's %d-column strips, fp32 FMA, fused epilogue",
+                     c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->owt);
+        if (c->tiled) snprintf(grid, sizeof grid, "%ux%u", c->grid_x, c->grid_y);
+        else snprintf(grid, sizeof grid, "%u", c->grid_x);
         snprintf(cfg->desc, sizeof cfg->desc,
-                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): tma; persistent CTAs over tiles of %d "
-                 "output rows x %d columns x %d channels, each tile's %dx%d input window loaded by one TMA box "
-                 "(zero fill outside the image) into a ring of %d stages, a thread per 8-channel chunk over the tile's "
-                 "%d-column strips, fp32 FMA, fused epilogue with 16-byte stores; %zu B of shared memory, grid %u%s",
+                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): %s; %zu B of shared memory, grid %s%s",
                  (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
-                 (long long)p->dil_w, c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->x_stages, c->owt,
-                 c->smem, c->grid_x, c->pdl ? ", programmatic dependent launch" : "");
-        return IGEMM_STATUS_SUCCESS;
-    }
-    if (c->mma) {
-        if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
-        snprintf(cfg->desc, sizeof cfg->desc,
-                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): mma.sync; persistent CTAs over tiles of "
-                 "%d output rows x %d columns x %d channels, each tile's %dx%d input window copied to shared memory "
-                 "(cp.async, zero-filled padding, the next tile's copy in flight), a warp per 8-channel chunk and "
-                 "16-pixel unit: per tap pair a ldmatrix of the window (implicit im2col) and an m16n8k16 MMA with the "
-                 "taps' block-diagonal filter (fp32 accumulation), fused epilogue; %zu B of shared memory, grid %u%s",
-                 (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
-                 (long long)p->dil_w, c->th, c->ns, c->cb, c->in_rows, c->in_cols, c->smem, c->grid_x,
-                 c->pdl ? ", programmatic dependent launch" : "");
-        return IGEMM_STATUS_SUCCESS;
-    }
-    if (c->tiled) {
-        if (h->grid > 0 && c->grid_x > (unsigned)h->grid) c->grid_x = (unsigned)h->grid; /* the hint: at most */
-        snprintf(cfg->desc, sizeof cfg->desc,
-                 "depthwise %lldx%lld (stride %lldx%lld, dilation %lldx%lld): tiled; persistent CTAs over tiles of %d "
-                 "output rows x %d columns x %d channels, each tile's %dx%d input window copied to shared memory "
-                 "(cp.async, zero-filled padding, the next tile's copy in flight), a thread per channel pair over "
-                 "the tile's %d-column strips, fp32 FMA, fused epilogue; %zu B of shared memory, grid %ux%u%s",
-                 (long long)p->r, (long long)p->s, (long long)p->stride_h, (long long)p->stride_w, (long long)p->dil_h,
-                 (long long)p->dil_w, c->th, c->ns * c->owt, c->cb, c->in_rows, c->in_cols, c->owt, c->smem, c->grid_x,
-                 c->grid_y, c->pdl ? ", programmatic dependent launch" : "");
+                 (long long)p->dil_w, how, c->smem, grid, c->pdl ? ", programmatic dependent launch" : "");
         return IGEMM_STATUS_SUCCESS;
     }
     const int vw = 8; /* channels per thread */
