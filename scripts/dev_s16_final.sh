@@ -6,13 +6,7 @@
 # fall back); (2) the SASS histogram of the sm100 instances (cuobjdump); (3) bench/shapes.csv and
 # the zoo's sm90 layers, this build against the old one, interleaved, plain and fused (the sm90 host
 # refactor must change nothing; plain only: the device budget was nearly spent).
-tar xJf out/bin.txz
-mkdir -p out/old && tar xJf out/old.txz -C out/old
-. "$(dirname "$0")/device_env.sh"
-export LD_LIBRARY_PATH=$PWD/build:$LD_LIBRARY_PATH
-L=$OUT/final.log
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > "$L"
-t0=$(date +%s)
+. "$(dirname "$0")/dev_preamble.sh" final
 timeout 120 ./build/igemm_tests > "$OUT/tests.log" 2>&1; echo "C tests rc=$?: $(tail -1 "$OUT/tests.log") ($(( $(date +%s) - t0 )) s)" >> "$L"
 grep -E "FAIL|sm100|selfcheck" "$OUT/tests.log" | head -20 >> "$L"
 cuobjdump --dump-sass build/src/sm100/family_conv.o > /tmp/sm100.sass 2>&1; echo "cuobjdump rc=$?" >> "$L"

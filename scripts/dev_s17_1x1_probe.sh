@@ -6,11 +6,7 @@
 # c = 24; each on the planner's plan and forced onto ping-pong 128x64 / 128x128 and cooperative
 # 128x256, cuDNN beside; (3) ncu (L2 / DRAM throughput, TMA and L2 sectors) of the planner's plan at
 # c = 24 and 64, N = 144.
-tar xJf out/bin.txz
-. "$(dirname "$0")/device_env.sh"
-export LD_LIBRARY_PATH=$PWD/build:$LD_LIBRARY_PATH
-L=$OUT/probe.log
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > "$L"
+. "$(dirname "$0")/dev_preamble.sh" probe
 {
   for c in 16 24 32 48 64; do echo "pw_c${c}_n144,32,56,56,$c,144,1,1,1,1,0,0,1,1,1"; done
   for n in 64 128 144 192 256; do echo "pw_c24_n${n},32,56,56,24,$n,1,1,1,1,0,0,1,1,1"; done
