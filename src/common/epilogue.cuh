@@ -57,6 +57,34 @@ static __device__ __forceinline__ void igemm_act_dev_array(int act, float *v, fl
     }
 }
 
+/* Eight 16-bit values of dtype F16 or BF16 (16 bytes) as fp32, and back (round to nearest even). */
+static __device__ __forceinline__ void igemm_unpack8_16(uint4 u, int dtype, float f[8])
+{
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 v;
+        if (dtype == IGEMM_DTYPE_F16) v = __half22float2(*(const __half2 *)&w[i]);
+        else v = __bfloat1622float2(*(const __nv_bfloat162 *)&w[i]);
+        f[2 * i] = v.x, f[2 * i + 1] = v.y;
+    }
+}
+static __device__ __forceinline__ uint4 igemm_pack8_16(const float f[8], int dtype)
+{
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        if (dtype == IGEMM_DTYPE_F16) {
+            const __half2 h = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+            w[i] = *(const uint32_t *)&h;
+        } else {
+            const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
+            w[i] = *(const uint32_t *)&h;
+        }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* Loads element idx of a tensor of out dtype (residual) as fp32. */
 static __device__ __forceinline__ float igemm_load_out(const void *base, int64_t idx, int dtype)
 {

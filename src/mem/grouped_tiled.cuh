@@ -103,34 +103,6 @@ static __device__ __forceinline__ void gt_item(const gt_args_t &a, int32_t it, i
     tp = r2 - img * a.tiles_p;
 }
 
-/* Eight 16-bit values (dtype F16 or BF16) as fp32, and back (round to nearest even). */
-static __device__ __forceinline__ void gt_unpack8(uint4 u, int dtype, float f[8])
-{
-    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 v;
-        if (dtype == IGEMM_DTYPE_F16) v = __half22float2(*(const __half2 *)&w[i]);
-        else v = __bfloat1622float2(*(const __nv_bfloat162 *)&w[i]);
-        f[2 * i] = v.x, f[2 * i + 1] = v.y;
-    }
-}
-static __device__ __forceinline__ uint4 gt_pack8(const float f[8], int dtype)
-{
-    uint32_t w[4];
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        if (dtype == IGEMM_DTYPE_F16) {
-            const __half2 h = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
-            w[i] = *(const uint32_t *)&h;
-        } else {
-            const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
-            w[i] = *(const uint32_t *)&h;
-        }
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 #define GT_EPI_UNROLL 2 /* output chunks per thread whose residual loads are in flight together */
 
 /* The item's fused epilogue from the staging tile: thread t owns the 8-channel chunk t % cvo of
@@ -193,7 +165,7 @@ static __device__ __forceinline__ void gt_epilogue(const gt_args_t &a, int32_t i
                     rv[3] = __uint_as_float(r0.w), rv[4] = __uint_as_float(r1.x), rv[5] = __uint_as_float(r1.y);
                     rv[6] = __uint_as_float(r1.z), rv[7] = __uint_as_float(r1.w);
                 } else {
-                    gt_unpack8(res[u][0], a.out_dtype, rv);
+                    igemm_unpack8_16(res[u][0], a.out_dtype, rv);
                 }
             }
 #pragma unroll
@@ -209,7 +181,7 @@ static __device__ __forceinline__ void gt_epilogue(const gt_args_t &a, int32_t i
                 yp[0] = make_float4(v[0], v[1], v[2], v[3]);
                 yp[1] = make_float4(v[4], v[5], v[6], v[7]);
             } else {
-                *(uint4 *)((uint16_t *)a.y + yidx[u]) = gt_pack8(v, a.out_dtype);
+                *(uint4 *)((uint16_t *)a.y + yidx[u]) = igemm_pack8_16(v, a.out_dtype);
             }
         }
     }

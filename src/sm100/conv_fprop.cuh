@@ -130,24 +130,16 @@ static __device__ __forceinline__ void sm100k_values32(const igemm_sm90_args_t &
  * row_bytes 64 or 128) as fp32. */
 static __device__ __forceinline__ void sm100k_load_row32(uint32_t rowp, int out_dtype, float r[32])
 {
-    if (out_dtype == IGEMM_DTYPE_F32) {
+    const bool f32 = out_dtype == IGEMM_DTYPE_F32;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const float4 q = ptx_ld_shared_v4_f32(rowp + 16u * (uint32_t)i);
-            r[4 * i] = q.x, r[4 * i + 1] = q.y, r[4 * i + 2] = q.z, r[4 * i + 3] = q.w;
-        }
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
+        if (!f32 && i >= 4) break;
         const float4 q = ptx_ld_shared_v4_f32(rowp + 16u * (uint32_t)i);
-        const uint32_t w[4] = {__float_as_uint(q.x), __float_as_uint(q.y), __float_as_uint(q.z), __float_as_uint(q.w)};
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-            float2 t;
-            if (out_dtype == IGEMM_DTYPE_BF16) t = __bfloat1622float2(*(const __nv_bfloat162 *)&w[e]);
-            else t = __half22float2(*(const __half2 *)&w[e]);
-            r[8 * i + 2 * e] = t.x, r[8 * i + 2 * e + 1] = t.y;
+        if (f32) {
+            r[4 * i] = q.x, r[4 * i + 1] = q.y, r[4 * i + 2] = q.z, r[4 * i + 3] = q.w;
+        } else {
+            const uint4 u = make_uint4(__float_as_uint(q.x), __float_as_uint(q.y), __float_as_uint(q.z), __float_as_uint(q.w));
+            igemm_unpack8_16(u, out_dtype, r + 8 * i);
         }
     }
 }
@@ -156,19 +148,15 @@ static __device__ __forceinline__ void sm100k_load_row32(uint32_t rowp, int out_
  * words w. */
 static __device__ __forceinline__ void sm100k_pack32(int out_dtype, const float f[32], uint32_t w[32])
 {
-#pragma unroll
-    for (int e = 0; e < 16; e++) {
-        if (out_dtype == IGEMM_DTYPE_BF16) {
-            const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * e], f[2 * e + 1]);
-            w[e] = *(const uint32_t *)&h;
-        } else {
-            const __half2 h = __floats2half2_rn(f[2 * e], f[2 * e + 1]);
-            w[e] = *(const uint32_t *)&h;
-        }
-    }
     if (out_dtype == IGEMM_DTYPE_F32) {
 #pragma unroll
         for (int e = 0; e < 32; e++) w[e] = __float_as_uint(f[e]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const uint4 u = igemm_pack8_16(f + 8 * i, out_dtype);
+        w[4 * i] = u.x, w[4 * i + 1] = u.y, w[4 * i + 2] = u.z, w[4 * i + 3] = u.w;
     }
 }
 
