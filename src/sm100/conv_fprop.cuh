@@ -8,9 +8,9 @@
  *                       instruction's offsets; the tiled 2-D map of an unpadded 1x1 stride-1 conv)
  *                       and the BN x 64 filter box into a ring of `stages` stages (full / empty
  *                       mbarriers, expect_tx), tile after tile;
- *   warp 1              TMEM: allocates accum_stages x BN columns (a power of two), relinquishes
+ *   warp 1              TMEM: allocates SM100K_ACCUM_STAGES x BN columns, relinquishes
  *                       the permit; one thread issues per k-block four tcgen05.mma kind::f16
- *                       M128 N=BN K16 into accumulator t % accum_stages (after its acc_empty),
+ *                       M128 N=BN K16 into accumulator t % SM100K_ACCUM_STAGES (after its acc_empty),
  *                       commits each stage to its empty barrier and the tile to acc_full;
  *   warp 2, one thread  the scheduler (cluster launch control): per tile one
  *                       clusterlaunchcontrol.try_cancel into a 16-byte response slot (clc_full:
@@ -53,6 +53,9 @@
 #include "tcgen05_desc.h"
 
 #define SM100K_THREADS (8 * 32)
+#define SM100K_ACCUM_STAGES 2 /* TMEM accumulators: 2 x BN columns (128, 256 or 512: a power of two) */
+#define SM100K_CLC_STAGES 2   /* CLC response slots */
+#define SM100K_OUT_STAGES 2   /* output tiles (128 x 32) of the TMA-store epilogue */
 #define SM100K_EPI_WARP0 3
 #define SM100K_EPI_LOAD_WARP 7
 
@@ -64,14 +67,14 @@ typedef struct igemm_sm100_args {
     uint32_t a_off, b_off, bar_off;  /* shared-memory offsets from the 1024-aligned base */
     uint32_t resp_off, tslot_off;
     uint32_t a_stage_bytes, b_stage_bytes;
-    int32_t accum_stages, clc_stages, tmem_cols, swizzle;
+    int32_t swizzle;
     /* TMA stores of y (rows of 16-byte multiples): the output tiles (128 rows x 32 columns,
-     * unswizzled) at out_off, out_stages of out_tile_bytes; 0: 16-byte direct stores */
-    int32_t tma_store, out_stages;
+     * unswizzled) at out_off, SM100K_OUT_STAGES of out_tile_bytes; 0: 16-byte direct stores */
+    int32_t tma_store;
     uint32_t out_off, out_tile_bytes;
-    /* the residual by the epilogue-load warp (TMA, with tma_store): src_stages = BN / 32 source tiles
-     * of out_tile_bytes at src_off; 0: the epilogue warps load it from global memory */
-    int32_t src_tma, src_stages;
+    /* the residual by the epilogue-load warp (TMA, with tma_store): BN / 32 source tiles of
+     * out_tile_bytes at src_off; 0: the epilogue warps load it from global memory */
+    int32_t src_tma;
     uint32_t src_off;
 } igemm_sm100_args_t;
 
@@ -196,12 +199,13 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t base = (ptx_cvta_to_shared(smem_raw) + 1023u) & ~1023u;
-    const int S = a.g.stages, ACC = a.accum_stages, CLC = a.clc_stages;
+    const int S = a.g.stages, ACC = SM100K_ACCUM_STAGES, CLC = SM100K_CLC_STAGES;
+    constexpr uint32_t TMEM_COLS = SM100K_ACCUM_STAGES * BN;
     const uint32_t a_smem = base + a.a_off, b_smem = base + a.b_off;
     const uint32_t full = base + a.bar_off, empty = full + 8u * S;
     const uint32_t acc_full = empty + 8u * S, acc_empty = acc_full + 8u * ACC;
     const uint32_t clc_full = acc_empty + 8u * ACC, clc_empty = clc_full + 8u * CLC;
-    const int E = a.src_tma ? a.src_stages : 0; /* source tiles (the residual's pipeline) */
+    const int E = a.src_tma ? BN / 32 : 0; /* source tiles (the residual's pipeline) */
     const uint32_t epi_full = clc_empty + 8u * CLC, epi_empty = epi_full + 8u * E, order = epi_empty + 8u * E;
     const uint32_t resp = base + a.resp_off, tslot = base + a.tslot_off;
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
@@ -230,7 +234,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
         ptx_fence_mbarrier_init_release_cluster();
     }
     if (warp == 1) {
-        ptx_tcgen05_alloc_cta_group_1(tslot, (uint32_t)a.tmem_cols);
+        ptx_tcgen05_alloc_cta_group_1(tslot, TMEM_COLS);
         ptx_tcgen05_relinquish_alloc_permit_cta_group_1();
     }
     ptx_tcgen05_fence_before_thread_sync();
@@ -367,14 +371,11 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
                     continue;
                 }
                 /* TMA store: the 128 x 32 output tile through shared memory (its rows past M and
-                 * columns past N are clipped by the store). The tile `out_stages` stores ago must
+                 * columns past N are clipped by the store). The tile SM100K_OUT_STAGES stores ago must
                  * have been read before it is overwritten. */
-                const int os = chunks % a.out_stages;
+                const int os = chunks % SM100K_OUT_STAGES;
                 const uint32_t tile = out_smem + (uint32_t)os * a.out_tile_bytes;
-                if (et == 0) {
-                    if (a.out_stages > 1) ptx_cp_async_bulk_wait_group_read<1>();
-                    else ptx_cp_async_bulk_wait_group_read<0>();
-                }
+                if (et == 0) ptx_cp_async_bulk_wait_group_read<SM100K_OUT_STAGES - 1>();
                 ptx_bar_sync(1, 128); /* the tile is free */
                 uint32_t w[32];
                 sm100k_pack32(a.g.out_dtype, f, w);
@@ -405,7 +406,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
     __syncthreads();
     if (warp == 1) {
         ptx_tcgen05_fence_after_thread_sync();
-        ptx_tcgen05_dealloc_cta_group_1(tmem, (uint32_t)a.tmem_cols);
+        ptx_tcgen05_dealloc_cta_group_1(tmem, TMEM_COLS);
     }
 #endif
 }

@@ -32,10 +32,7 @@ typedef struct sm100_priv {
 
 static_assert(sizeof(sm100_priv_t) <= IGEMM_FAMILY_PRIV_BYTES, "sm100 plan must fit the family's config");
 
-#define SM100_ACCUM_STAGES 2
-#define SM100_CLC_STAGES 2
 #define SM100_SWIZZLE 8 /* M-tiles per group of the rasterised order */
-#define SM100_OUT_STAGES 2 /* output tiles (128 x 32) of the TMA-store epilogue */
 
 /* 1 if y is written by TMA stores: its rows are 16-byte multiples (the tensor map's stride). */
 static int sm100_tma_store_ok(const igemm_conv_params_t *p)
@@ -79,8 +76,8 @@ static int sm100_plan_for(const igemm_conv_params_t *p, int bn, int stages, int 
     memset(&c, 0, sizeof c);
     c.bm = 128, c.bn = bn, c.bk = SM90_BK, c.mma_m = 128, c.mma_n = bn, c.cta_group = 1;
     c.cluster_m = 1, c.cluster_n = 1, c.in_bytes = 2, c.out_bytes = (int)igemm_dtype_size(p->out_dtype);
-    c.out_m = 128, c.out_n = 32, c.k_group = 1, c.out_stages = SM100_OUT_STAGES;
-    c.accum_stages = SM100_ACCUM_STAGES, c.clc_stages = SM100_CLC_STAGES, c.has_source = has_source;
+    c.out_m = 128, c.out_n = 32, c.k_group = 1, c.out_stages = SM100K_OUT_STAGES;
+    c.accum_stages = SM100K_ACCUM_STAGES, c.clc_stages = SM100K_CLC_STAGES, c.has_source = has_source;
     const int most = igemm_sm100_max_stages(&c);
     c.stages = stages > 0 && stages < most ? stages : most;
     if (c.stages < 2) {
@@ -128,7 +125,7 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
              "epilogue, %s); "
              "one CTA per tile (%lld), made persistent by cluster launch control; %zu B smem%s; passed its first-use "
              "self-check on this device",
-             sm90_a_is_matrix(p) ? "tiled A" : "im2col", bn, stages, SM100_ACCUM_STAGES, SM100_ACCUM_STAGES * bn,
+             sm90_a_is_matrix(p) ? "tiled A" : "im2col", bn, stages, SM100K_ACCUM_STAGES, SM100K_ACCUM_STAGES * bn,
              src_tma ? "the residual by TMA into source tiles, after the mainloop's first stages"
                      : !p->has_residual       ? "idle: no residual"
                      : sm100_tma_store_ok(p) ? "idle: source tiles would leave fewer than 3 stages, the epilogue reads "
@@ -224,12 +221,10 @@ static igemm_status_t sm100_run(const igemm_conv_params_t *p, const igemm_family
     a.a_off = pr->a_off, a.b_off = pr->b_off, a.bar_off = pr->bar_off;
     a.resp_off = pr->resp_off, a.tslot_off = pr->tslot_off;
     a.a_stage_bytes = pr->a_stage_bytes, a.b_stage_bytes = pr->b_stage_bytes;
-    a.accum_stages = SM100_ACCUM_STAGES, a.clc_stages = SM100_CLC_STAGES;
-    a.tmem_cols = SM100_ACCUM_STAGES * bn; /* 128, 256 or 512: a power of two */
     a.swizzle = SM100_SWIZZLE;
-    a.tma_store = pr->tma_store, a.out_stages = SM100_OUT_STAGES;
+    a.tma_store = pr->tma_store;
     a.out_off = pr->out_off, a.out_tile_bytes = pr->out_tile_bytes;
-    a.src_tma = pr->src_tma, a.src_stages = bn / 32, a.src_off = pr->src_off;
+    a.src_tma = pr->src_tma, a.src_off = pr->src_off;
 
     const sm100_kernel_fn kern = sm100_kernel_of(bn);
     cudaError_t e;
