@@ -237,7 +237,8 @@ static int sc_run_case(const igemm_family_t *f, const igemm_device_info_t *dev, 
 }
 
 /* The driver calls of the check's own context, looked up once (as tensor_map.c does: libigemm
- * does not link libcuda), at their CUDA 12.0 ABI. */
+ * does not link libcuda), each at the version whose ABI these types declare (cuCtxCreate: 3.2,
+ * the others 12.0). */
 typedef CUresult (*sc_pfn_device_get)(CUdevice *, int);
 typedef CUresult (*sc_pfn_ctx_create)(CUcontext *, unsigned int, CUdevice);
 typedef CUresult (*sc_pfn_ctx_destroy)(CUcontext);
@@ -248,11 +249,11 @@ static sc_pfn_ctx_create g_ctx_create;
 static sc_pfn_ctx_destroy g_ctx_destroy;
 static sc_pfn_ctx_pop g_ctx_pop;
 
-static void *sc_entry(const char *name)
+static void *sc_entry(const char *name, unsigned int version)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q) != cudaSuccess ||
         q != cudaDriverEntryPointSuccess)
         fn = NULL;
     return fn;
@@ -261,10 +262,12 @@ static void *sc_entry(const char *name)
 static void sc_lookup_driver(void)
 {
     void *fn;
-    if ((fn = sc_entry("cuDeviceGet"))) memcpy(&g_device_get, &fn, sizeof fn);
-    if ((fn = sc_entry("cuCtxCreate"))) memcpy(&g_ctx_create, &fn, sizeof fn);
-    if ((fn = sc_entry("cuCtxDestroy"))) memcpy(&g_ctx_destroy, &fn, sizeof fn);
-    if ((fn = sc_entry("cuCtxPopCurrent"))) memcpy(&g_ctx_pop, &fn, sizeof fn);
+    /* each symbol at the version of the ABI declared above: "cuCtxCreate" at 12.0 is the CUDA 11.4
+     * form (execution-affinity parameters before the flags), at 3.2 the (ctx, flags, device) one */
+    if ((fn = sc_entry("cuDeviceGet", 12000))) memcpy(&g_device_get, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxCreate", 3020))) memcpy(&g_ctx_create, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxDestroy", 12000))) memcpy(&g_ctx_destroy, &fn, sizeof fn);
+    if ((fn = sc_entry("cuCtxPopCurrent", 12000))) memcpy(&g_ctx_pop, &fn, sizeof fn);
     (void)cudaGetLastError(); /* a failed lookup must not leave an error for the caller */
 }
 
