@@ -255,6 +255,18 @@ static const hrow_t k_layers[] = {
      CONV(COOPERATIVE, 256, 128, 2, 4, 2, 0, 0, 1, 132, 1)},
     {"r50_l1_1x1_64_256", L(32, 56, 56, 64, 256, 1, 1, 1, 0), FUSED, BF, SXM, "",
      CONV(COOPERATIVE, 256, 128, 2, 4, 2, 0, 0, 1, 132, 1)},
+    /* the whole-N ping-pong tile (64 x 256, filter resident): short K, 128 < N <= 256 ragged (N % 64
+     * != 0), no residual, 2+ tiles per CTA; with a residual, at N % 64 == 0 or on few tiles, not */
+    {"pw_expand_24_144", L(32, 56, 56, 24, 144, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PINGPONG, 64, 256, 2, 8, 2, 1, 0, 1, 132, 1)},
+    {"effnet_expand_40_240", L(32, 28, 28, 40, 240, 1, 1, 1, 0), PLAIN, F16, SXM, "",
+     CONV(PINGPONG, 64, 256, 2, 8, 2, 1, 0, 1, 132, 1)},
+    {"pw_expand_24_144 fused", L(32, 56, 56, 24, 144, 1, 1, 1, 0), FUSED, BF, SXM, "",
+     CONV(PINGPONG, 128, 64, 2, 4, 4, 1, 0, 1, 132, 1)},
+    {"pw_expand_32_192", L(32, 28, 28, 32, 192, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(PINGPONG, 128, 64, 2, 8, 2, 1, 0, 1, 132, 1)},
+    {"pw_expand_24_144 b2", L(2, 56, 56, 24, 144, 1, 1, 1, 0), PLAIN, BF, SXM, "",
+     CONV(COOPERATIVE, 128, 128, 2, 6, 2, 0, 0, 1, 98, 0)},
     {"r50_l1_1x1_256_64", L(32, 56, 56, 256, 64, 1, 1, 1, 0), PLAIN, BF, SXM, "",
      CONV(PINGPONG, 128, 64, 2, 8, 2, 0, 0, 1, 132, 1)},
     {"r50_l1_1x1_256_64", L(32, 56, 56, 256, 64, 1, 1, 1, 0), FUSED, BF, SXM, "",

@@ -190,6 +190,53 @@ TEST(gpu_sm90_filter_resident)
     CHECK_MSG(ran == 3 * ncases, "filter resident on/off ran both ways on %d of %d problems", ran, 3 * ncases);
 }
 
+/* ------------------------------------------------------------------ the whole-N ping-pong tile */
+
+typedef struct wn_case {
+    igemm_conv2d_desc_t d;
+    int bn, grid;
+} wn_case_t;
+
+static int whole_n_one(problem_t *pb, int ci, int ek, const void *ctx)
+{
+    (void)ek;
+    const wn_case_t *c = (const wn_case_t *)ctx + ci;
+    char hints[96];
+    char tile[32];
+    snprintf(hints, sizeof hints, "kernel=pingpong,tile=64x%d,grid=%d", c->bn, c->grid);
+    snprintf(tile, sizeof tile, "tile 64x%dx64", c->bn);
+    const char *want[] = {kernel_says(IGEMM_KERNEL_PINGPONG), tile,
+                          c->bn == 256 ? "256-wide N-tile" : "filter resident (a slot per k-block), 64-pixel tiles", NULL};
+    return sm90_run_hinted(pb, hints, want, "sm90 64-row ping-pong tile");
+}
+
+/* The 64-row ping-pong tiles (filter resident): the whole-N 64 x 256 (sm90_rule_whole_n), 64 x 64
+ * and 64 x 128 (hinted only), against the reference
+ * on small grids (each consumer several tiles), N below, inside and past one 256-wide N-tile (the
+ * chunks past N skipped, the last clipped by the TMA store; two N-tiles on 3 CTAs), c of a partial
+ * channel block, two k-blocks, M tails, 2x2 im2col with stride 2, fp16 and bf16, every epilogue
+ * kind (the residual through the staging ring). The 4 k-blocks of the 2x2 case fill the resident
+ * slots (128 KB); 9 of a 3x3 would not fit, and the plan is refused. */
+TEST(gpu_sm90_whole_n)
+{
+    SKIP_WITHOUT_GPU();
+    if (!require_sm90()) return;
+    const wn_case_t cases[] = {
+        {conv_shape(2, 19, 21, 24, 144, 1, 1, 1, 0, 1, 1, BF, BF), 256, 5},   /* c 24 (one partial k-block), N 144 */
+        {conv_shape(2, 13, 17, 96, 200, 1, 1, 1, 0, 1, 1, F16, F16), 256, 3}, /* 2 k-blocks, N tail, M tail */
+        {conv_shape(1, 24, 24, 64, 256, 1, 1, 1, 0, 1, 1, BF, BF), 256, 4},  /* N = 256 */
+        {conv_shape(2, 20, 22, 40, 72, 1, 1, 1, 0, 1, 1, F16, F16), 256, 2},  /* N 72: chunks 2, 3 skipped */
+        {conv_shape(1, 21, 19, 64, 328, 1, 1, 1, 0, 1, 1, BF, BF), 256, 3},  /* two N-tiles on 3 CTAs */
+        {conv_shape(2, 30, 30, 64, 160, 2, 2, 2, 0, 1, 1, BF, BF), 256, 5},  /* im2col, 2x2 stride 2, 4 k-blocks */
+        {conv_shape(2, 14, 15, 120, 40, 1, 1, 1, 0, 1, 1, F16, F16), 64, 3}, /* 64 x 64: 2 k-blocks, N 40 */
+        {conv_shape(1, 17, 19, 192, 200, 1, 1, 1, 0, 1, 1, BF, BF), 128, 5}, /* 64 x 128: 3 k-blocks, 2 N-tiles */
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    const int ran = sm90_each_case(&cases[0].d, sizeof cases[0], ncases, 0x6308, whole_n_one, cases);
+    if (ran < 0) return;
+    CHECK_MSG(ran == 3 * ncases, "the 64-row tiles ran on %d of %d problems", ran, 3 * ncases);
+}
+
 /* ------------------------------------------------------------------ pixels as N */
 
 typedef struct pixn_case {

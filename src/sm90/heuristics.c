@@ -129,16 +129,19 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
 static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp, pick_t *best, double *best_t)
 {
     /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong */
-    static const int cand[10][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0}, {1, 64, 2, 0},
-                                    {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1},  {1, 32, 2, 0}, {1, 32, 1, 0}};
-    static const double cand_eff[10] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65, 0.3, 0.3};
+    static const int cand[13][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0}, {1, 64, 2, 0},
+                                    {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1},  {1, 32, 2, 0}, {1, 32, 1, 0},
+                                    {1, 256, 2, 1}, {1, 128, 2, 1}, {1, 64, 2, 1}};
+    static const double cand_eff[13] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65, 0.3, 0.3, 0.5, 0.5, 0.4};
     const int64_t M = c->M, N = c->N;
     const int fbn = h->tile_n, fnc = h->consumers, fsp = h->split_k;
     *best = mkpick(0, 0, 2, 1, 0, 0, 0, 0);
-    for (int ci = 0; ci < 10; ci++) {
+    for (int ci = 0; ci < 13; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
         const int bm = pp ? 64 * wm : 64 * wm * nc;
         if (pp != fpp) continue;
+        /* the 64-row ping-pong tiles (filter resident): sm90_rule_whole_n, or hinted by tile_m = 64 */
+        if (pp && wm == 1 && h->tile_m != 64) continue;
         if (fnc && nc != fnc) continue;
         if (h->tile_m && bm != h->tile_m) continue;
         if (fbn) {
@@ -248,6 +251,7 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                c.tile_forced ? " of the hinted shape" : "", dev->smem_optin_per_block);
     sm90_rule_wide(&c, &best);
     sm90_rule_pingpong(&c, &best);
+    sm90_rule_whole_n(&c, &best);
     const int tp_taken = sm90_rule_pixels_n(&c, &best, &best_t);
     if (!tp_taken && kern == IGEMM_KERNEL_PIXELS_N && h->split_k <= 1)
         return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
@@ -295,6 +299,15 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     int best_br = 0;
     if (halo) { /* the halo-row kernels keep the filter resident (their stages were counted so) */
         best_br = 1;
+    } else if (best.pp && best.wm == 1 && !best.tp) { /* 64-row ping-pong tiles: filter-resident instances only */
+        const int s_br = sm90_h_stages_fit(bm, best.bn, best.nc, best.es, 0, c.k_iters, c.smem);
+        if (h->filter_resident < 0 || s_br < 2)
+            return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
+                                   "the 64-row ping-pong tiles (64x%d) keep the filter resident: %s", best.bn,
+                                   h->filter_resident < 0 ? "hints.filter_resident = -1 excludes it"
+                                                          : "its k-blocks' filter slots do not fit shared memory");
+        best_br = 1;
+        best.stages = s_br;
     } else {
         const int s_br = sm90_rule_filter_resident(&c, &best, bm, units, max_ctas);
         if (s_br) {
@@ -350,6 +363,10 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                  : "",
              halo == 2 ? ", filter resident, halo rows (tiles of two 56-pixel rows, 4 row loads per tile; the taps along W read them shifted)"
              : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
+             : best_br && best.pp && best.wm == 1 && !best.tp && best.bn == 256
+                 ? ", filter resident (a slot per k-block), one 256-wide N-tile per 64-pixel tile (short K: each pixel "
+                   "tile read once, the chunks past N skipped)"
+             : best_br && best.pp && best.wm == 1 && !best.tp ? ", filter resident (a slot per k-block), 64-pixel tiles"
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",
              tma_y                         ? "y by TMA stores"

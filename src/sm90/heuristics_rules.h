@@ -1,7 +1,7 @@
 /*
  * heuristics_rules.h — what the sm90 conv planner (heuristics.c: supports(), the cost-model search
  * over the row tiles, configure()) shares with its rules (heuristics_rules.c: the measured
- * replacements of the search's pick — wide tiles, ping-pong, pixels as N with and without split-K,
+ * replacements of the search's pick — wide tiles, ping-pong, whole-N ping-pong tiles, pixels as N with and without split-K,
  * pixels as N in ping-pong, halo rows, split in cluster, narrow whole-K row tiles, the resident
  * filter). Both use the shared-memory budget of heuristics_smem.h. Plain C, host only, private to src/sm90.
  */
@@ -41,6 +41,7 @@ typedef struct ctx {
  * definition, with its measurement in docs/decisions.md). */
 void sm90_rule_wide(const ctx_t *c, pick_t *best);
 void sm90_rule_pingpong(const ctx_t *c, pick_t *best);
+void sm90_rule_whole_n(const ctx_t *c, pick_t *best);
 int sm90_rule_pixels_n(const ctx_t *c, pick_t *best, double *best_t);
 int sm90_rule_pixels_n_pingpong(const ctx_t *c, pick_t *best);
 int sm90_rule_halo(const ctx_t *c, pick_t *best);
