@@ -206,7 +206,9 @@ static int whole_n_one(problem_t *pb, int ci, int ek, const void *ctx)
     snprintf(hints, sizeof hints, "kernel=pingpong,tile=64x%d,grid=%d", c->bn, c->grid);
     snprintf(tile, sizeof tile, "tile 64x%dx64", c->bn);
     const char *want[] = {kernel_says(IGEMM_KERNEL_PINGPONG), tile,
-                          c->bn == 256 ? "256-wide N-tile" : "filter resident (a slot per k-block), 64-pixel tiles", NULL};
+                          c->d.k <= c->bn ? "one whole-N tile per 64 pixels"
+                                          : "filter resident (a slot per k-block), 64-pixel tiles",
+                          NULL};
     return sm90_run_hinted(pb, hints, want, "sm90 64-row ping-pong tile");
 }
 

@@ -3,7 +3,8 @@
  * any padding) and GEMMs of many output rows with few channels (c <= 64 and k <= 16: MobileNet
  * projections to 16 channels, segmentation heads, few-class classifiers per pixel; and, with many
  * rows, c <= 160 and k <= 24: MobileNet's projections to 24 channels; and, with many rows, c <= 32
- * and 24 < k <= 96 on the wide-output kernel of narrow_wide.cuh: MobileNet's expansion 16 -> 96).
+ * and 24 < k <= 96 on the wide-output kernel of narrow_wide.cuh: MobileNet's expansion 16 -> 96;
+ * under AUTO on Hopper its k of 65-96 without a residual defer to the sm90 whole-N tile: nw_defers).
  * They are bound by reading x and writing y once; a tensor-core tile of 64+ channels and 64-deep
  * k-blocks pads them with zeros (c = 16: three quarters of every k-block) and makes fewer, larger
  * tiles than the SMs can stream. Here the whole filter sits in shared memory and each warp streams
@@ -43,6 +44,7 @@
 #include "../internal.h"
 #include "../ptx/griddepcontrol.cuh"
 #include "../ptx/mma_sync.cuh"
+#include "../sm90/sm90.h"
 #include "mem_1x1.h"
 #include "mem_args.h"
 
@@ -489,6 +491,25 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
     return IGEMM_STATUS_SUCCESS;
 }
 
+/* Under AUTO, no hint of this family's: the wide kernel's problems that the sm90 whole-N 64-row
+ * tile takes on this device (sm90.h sm90_whole_n_bn: no residual, ragged k of 65-96 here) go to it
+ * (measured 1.06-1.10x faster on both of the suites' layers of this kernel: 16 -> 96 channels at
+ * 401408 and 100352 rows; docs/decisions.md "whole-n-tiles"). */
+static int nw_defers(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
+                     char *why, size_t why_len)
+{
+    igemm_plan_hints_t none;
+    memset(&none, 0, sizeof none);
+    if (memcmp(h, &none, sizeof none) != 0) return 0; /* its own hints keep it here */
+    if (nw_kernel_for(p, dev, NULL, 0) != 0) return 0; /* the narrow kernel's problems stay */
+    if (!sm90_whole_n_bn(p, dev->sm_count > 0 ? dev->sm_count : 132) || !igemm_sm90_conv_supports(p, dev, &none, NULL, 0))
+        return 0;
+    if (why && why_len)
+        snprintf(why, why_len, "c = %lld, k = %lld: the sm90 whole-N ping-pong tile takes this 1x1 on this device (faster)",
+                 (long long)p->c, (long long)p->k);
+    return 1;
+}
+
 extern "C" const igemm_family_t igemm_family_narrow = {
-    "mem_narrow", IGEMM_PATH_MEMORY, 1, nw_supports, nw_configure, NULL, nw_run,
+    "mem_narrow", IGEMM_PATH_MEMORY, 1, nw_supports, nw_configure, NULL, nw_run, nw_defers,
 };

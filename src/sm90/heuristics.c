@@ -363,9 +363,9 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                  : "",
              halo == 2 ? ", filter resident, halo rows (tiles of two 56-pixel rows, 4 row loads per tile; the taps along W read them shifted)"
              : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
-             : best_br && best.pp && best.wm == 1 && !best.tp && best.bn == 256
-                 ? ", filter resident (a slot per k-block), one 256-wide N-tile per 64-pixel tile (short K: each pixel "
-                   "tile read once, the chunks past N skipped)"
+             : best_br && best.pp && best.wm == 1 && !best.tp && N <= best.bn
+                 ? ", filter resident (a slot per k-block), one whole-N tile per 64 pixels (short K: each pixel tile "
+                   "read once, the chunks past N skipped)"
              : best_br && best.pp && best.wm == 1 && !best.tp ? ", filter resident (a slot per k-block), 64-pixel tiles"
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",

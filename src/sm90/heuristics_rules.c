@@ -55,27 +55,27 @@ void sm90_rule_pingpong(const ctx_t *c, pick_t *best)
     }
 }
 
-/* The whole-N ping-pong tile (64 x 256, filter resident) for short-K layers of 129-256 output
- * channels, N no multiple of 64, without a residual: over a mainloop of one or two k-blocks the
- * 64- and 128-channel tiles read each pixel tile once per N-tile and spend a whole N-tile on the
- * ragged last one (N = 144: three 64-channel N-tiles, the last of 16); one 256-wide N-tile reads it
- * once, computes only the 64-column chunks that start inside N, and the TMA store clips the last.
- * Measured (docs/decisions.md "whole-n-tiles", H100): 1.22x on 100352 x 144 x 24, 1.07x on
- * 25088 x 240 x 40, 0.95x on 25088 x 144 x 24; where N is a multiple of 64 (no ragged N-tile)
- * 0.95-1.01x, and with a fused residual (the staging ring of 64-row tiles) 0.85-1.04x: not taken
- * there. Needs the ping-pong kernel's TMA stores, no split, 2+ tiles per CTA and the filter's
- * k_iters slots beside 4+ stages. */
+/* The whole-N ping-pong tile (64 x BN, filter resident; sm90.h sm90_whole_n_bn: BN = 128 for
+ * ragged N of 65-128 channels, 256 for 129-256) for short-K layers without a residual: over a
+ * mainloop of one or two k-blocks the 64- and 128-channel tiles read each pixel tile once per
+ * N-tile and spend a whole N-tile on the ragged last one (N = 144: three 64-channel N-tiles, the
+ * last of 16); one whole-N tile reads it once, computes only the 64-column chunks that start
+ * inside N, and the TMA store clips the last. Measured (docs/decisions.md "whole-n-tiles", H100,
+ * plain, against the plans before): 100352 x 144 x 24 1.22-1.24x, 25088 x 240 x 40 1.07x,
+ * 401408 x 96 x 16 and 100352 x 96 x 16 1.10x / 1.06x (against the narrow memory family's wide
+ * kernel, which defers to this tile), 25088 x 120 x 40 1.02x; 0.98x on 102400 x 80 x 64 and 0.95x
+ * on 25088 x 144 x 24. Where N is a multiple of 64 (no padded N-tile) 0.95-1.01x and with a fused
+ * residual 0.85-1.04x (the staging ring of 64-row tiles; 6 boxes per consumer did not help): not
+ * taken there. The filter's k_iters slots must fit beside 4+ stages. */
 void sm90_rule_whole_n(const ctx_t *c, pick_t *best)
 {
     const igemm_plan_hints_t *h = c->h;
-    if (!c->pp_ok || c->tile_forced || h->kernel != IGEMM_KERNEL_AUTO || h->filter_resident < 0 || best->split != 1 ||
-        c->p->has_residual || c->N <= 128 || c->N > 256 || c->N % 64 == 0 || c->k_iters > 2 ||
-        (c->M + 63) / 64 < 2 * (int64_t)c->sms)
-        return;
-    const int es = sm90_h_epi_slots(64, 1, 256, 2, 0, c->k_iters, 0, h->staging_boxes, c->smem);
-    const int stages = sm90_h_stages_fit(64, 256, 2, es, 0, c->k_iters, c->smem);
+    const int bn = sm90_whole_n_bn(c->p, c->sms);
+    if (!bn || c->tile_forced || h->kernel != IGEMM_KERNEL_AUTO || h->filter_resident < 0 || best->split != 1) return;
+    const int es = sm90_h_epi_slots(64, 1, bn, 2, 0, c->k_iters, 0, h->staging_boxes, c->smem);
+    const int stages = sm90_h_stages_fit(64, bn, 2, es, 0, c->k_iters, c->smem);
     if (stages < 4) return;
-    *best = mkpick(1, 256, 2, 1, stages, es, 1, 0);
+    *best = mkpick(1, bn, 2, 1, stages, es, 1, 0);
 }
 
 /* Pixels as N: a tile of TP output pixels x 128 channels, each consumer's 64 filter rows as wgmma A

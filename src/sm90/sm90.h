@@ -112,6 +112,21 @@ static inline int sm90_grouped_preferred(const igemm_conv_params_t *p)
     return sm90_group_tile(p, &bn, &gw, &boxes);
 }
 
+/* The whole-N 64-row ping-pong tile's width for p on a device of sms SMs (heuristics_rules.c
+ * sm90_rule_whole_n), or 0 where it is not the pick: short K (1-2 k-blocks), 64 < N <= 256 and
+ * ragged (N % 64 != 0: the 64- and 128-channel tiles would spend a padded N-tile), no residual, TMA
+ * stores of y, 2+ tiles per SM. 128 for N <= 128, else 256: one N-tile, each pixel tile read once.
+ * The narrow memory family's wide kernel defers to it (measured faster on its layers:
+ * docs/decisions.md "whole-n-tiles"). */
+static inline int sm90_whole_n_bn(const igemm_conv_params_t *p, int sms)
+{
+    const int64_t k_iters = p->r * p->s * ((p->c + 63) / 64), n = p->gemm_n;
+    if (!sm90_tma_store_ok(p, 1) || p->has_residual || n <= 64 || n > 256 || n % 64 == 0 || k_iters > 2 ||
+        (p->gemm_m + 63) / 64 < 2 * (int64_t)sms)
+        return 0;
+    return n <= 128 ? 128 : 256;
+}
+
 /* 1 if a plan of BN-column tiles writes y by TMA stores: sm90_tma_store_ok and BN a multiple of 64
  * (the staging boxes' width; tiles of BN = 32 (j + 1/2) x 64 store directly in 32-column chunks). */
 static inline int sm90_tma_store_bn(const igemm_conv_params_t *p, int split, int bn)
