@@ -188,9 +188,9 @@ static void sm90_hints_for(int i, data_rng_t *g, igemm_conv2d_desc_t *d, char *b
         *kernel = IGEMM_KERNEL_COOPERATIVE;
         add_hint(buf, n, "kernel=cooperative");
         add_hint(buf, n, coop_tiles[i % 9 - 1]);
-    } else if (i % 9 >= 7 && (i / 9) % 3 == 2) { /* 64-row ping-pong tiles (64 x 64 / 128 / 256, filter resident) */
+    } else if (i % 9 >= 7 && (i / 9) % 3 == 2) { /* 64-row ping-pong tiles (64 x 128 / 256, filter resident) */
         *kernel = IGEMM_KERNEL_PINGPONG;
-        snprintf(kv, sizeof kv, "kernel=pingpong,tile=64x%d,grid=%d", 64 << ((i / 27) % 3), i % 2 ? 3 : 2);
+        snprintf(kv, sizeof kv, "kernel=pingpong,tile=64x%d,grid=%d", 128 << ((i / 27) % 2), i % 2 ? 3 : 2);
         add_hint(buf, n, kv);
         d->y_dtype = d->x_dtype;
     } else if (i % 9 >= 7) { /* ping-pong on a small grid (each consumer several tiles), resident or not */

@@ -212,8 +212,8 @@ static int whole_n_one(problem_t *pb, int ci, int ek, const void *ctx)
     return sm90_run_hinted(pb, hints, want, "sm90 64-row ping-pong tile");
 }
 
-/* The 64-row ping-pong tiles (filter resident): the whole-N 64 x 256 (sm90_rule_whole_n), 64 x 64
- * and 64 x 128 (hinted only), against the reference
+/* The 64-row ping-pong tiles (filter resident: 64 x 128 and 64 x 256, sm90_rule_whole_n's whole-N
+ * tiles, here hinted) against the reference
  * on small grids (each consumer several tiles), N below, inside and past one 256-wide N-tile (the
  * chunks past N skipped, the last clipped by the TMA store; two N-tiles on 3 CTAs), c of a partial
  * channel block, two k-blocks, M tails, 2x2 im2col with stride 2, fp16 and bf16, every epilogue
@@ -230,7 +230,7 @@ TEST(gpu_sm90_whole_n)
         {conv_shape(2, 20, 22, 40, 72, 1, 1, 1, 0, 1, 1, F16, F16), 256, 2},  /* N 72: chunks 2, 3 skipped */
         {conv_shape(1, 21, 19, 64, 328, 1, 1, 1, 0, 1, 1, BF, BF), 256, 3},  /* two N-tiles on 3 CTAs */
         {conv_shape(2, 30, 30, 64, 160, 2, 2, 2, 0, 1, 1, BF, BF), 256, 5},  /* im2col, 2x2 stride 2, 4 k-blocks */
-        {conv_shape(2, 14, 15, 120, 40, 1, 1, 1, 0, 1, 1, F16, F16), 64, 3}, /* 64 x 64: 2 k-blocks, N 40 */
+        {conv_shape(2, 14, 15, 120, 40, 1, 1, 1, 0, 1, 1, F16, F16), 128, 3}, /* 64 x 128: 2 k-blocks, N 40 */
         {conv_shape(1, 17, 19, 192, 200, 1, 1, 1, 0, 1, 1, BF, BF), 128, 5}, /* 64 x 128: 3 k-blocks, 2 N-tiles */
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);

@@ -4,9 +4,10 @@
  * other's mainloop (layers of several tiles per CTA and short mainloops: docs/decisions.md
  * "pingpong").
  *
- * The whole-N tile (64 x 256, WM 1, filter resident: docs/decisions.md "whole-n-tiles"): one N-tile
- * of 129-256 output channels, so that a short-K 1x1's pixel tile is read once, not once per
- * 128-channel N-tile; its chunks past N are not computed and the TMA store clips the last one.
+ * The whole-N tiles (64 x 128 and 64 x 256, WM 1, filter resident: docs/decisions.md
+ * "whole-n-tiles"): one N-tile of 65-128 or 129-256 output channels, so that a short-K 1x1's pixel
+ * tile is read once, not once per 64- or 128-channel N-tile; the chunks past N are not computed and
+ * the TMA store clips the last one. (Wider N walks several such N-tiles.)
  *
  * ALGORITHM: implicit GEMM, persistent, warp specialised (core/scheduler.cuh, core/ring.cuh):
  *   producer warp 0   per k-block one TMA im2col box of 128 pixel rows and one filter box into
@@ -19,7 +20,7 @@
  *                     m64nBNk16 per k-block (WM 64-row blocks), the mainloops in turn (order
  *                     barriers), then the epilogue of the whole tile through the staging ring
  *                     and TMA stores.
- * TILES: 128 x 64, 128 x 128 (WM 2, NC 2); 64 x 64, 64 x 128, 64 x 256 (WM 1, NC 2, BRES); EPI 0, 1, 2 (as
+ * TILES: 128 x 64, 128 x 128 (WM 2, NC 2); 64 x 128, 64 x 256 (WM 1, NC 2, BRES); EPI 0, 1, 2 (as
  *   conv_cooperative.cuh); TMA stores only.
  * SHARED MEMORY: S stages of 8 KB * WM (A) + BN x 128 B (B; BRES: k_iters slots), 2 x ES staging
  *   boxes, the barriers (core/ring.cuh).
@@ -40,8 +41,8 @@ __global__ void __launch_bounds__(SM90_THREADS(NC), 1)
                              const __grid_constant__ igemm_sm90_args_t a)
 {
     static_assert(NC == 2 && TP == 0 && HROWS == 1 && TMA_EPI &&
-                      ((WM == 2 && (BN == 64 || BN == 128)) || (WM == 1 && BRES && (BN == 64 || BN == 128 || BN == 256))),
-                  "ping-pong tiles: 128 x 64 or 128 x 128, or 64 x 64 / 128 / 256 with the filter resident; two consumers, "
+                      ((WM == 2 && (BN == 64 || BN == 128)) || (WM == 1 && BRES && (BN == 128 || BN == 256))),
+                  "ping-pong tiles: 128 x 64 or 128 x 128, or 64 x 128 / 256 with the filter resident; two consumers, "
                   "TMA stores");
     constexpr uint32_t B_STAGE = BN * SM90_BK * 2;
     constexpr uint32_t A_STAGE = 64u * WM * SM90_BK * 2;

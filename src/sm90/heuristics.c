@@ -129,18 +129,18 @@ int igemm_sm90_conv_supports(const igemm_conv_params_t *p, const igemm_device_in
 static int search_row_tiles(const ctx_t *c, const igemm_plan_hints_t *h, int fpp, pick_t *best, double *best_t)
 {
     /* (WM, BN, consumers, ping-pong): tile rows 64 * WM * consumers, or 64 * WM in ping-pong */
-    static const int cand[13][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0}, {1, 64, 2, 0},
-                                    {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1},  {1, 32, 2, 0}, {1, 32, 1, 0},
-                                    {1, 256, 2, 1}, {1, 128, 2, 1}, {1, 64, 2, 1}};
-    static const double cand_eff[13] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65, 0.3, 0.3, 0.5, 0.5, 0.4};
+    static const int cand[12][4] = {{1, 256, 2, 0}, {2, 128, 2, 0}, {1, 128, 2, 0}, {2, 64, 2, 0},
+                                    {1, 64, 2, 0},  {1, 128, 3, 0}, {2, 128, 2, 1}, {2, 64, 2, 1},
+                                    {1, 32, 2, 0},  {1, 32, 1, 0},  {1, 256, 2, 1}, {1, 128, 2, 1}};
+    static const double cand_eff[12] = {1.0, 1.05, 0.8, 0.45, 0.65, 0.95, 0.8, 0.65, 0.3, 0.3, 0.5, 0.5};
     const int64_t M = c->M, N = c->N;
     const int fbn = h->tile_n, fnc = h->consumers, fsp = h->split_k;
     *best = mkpick(0, 0, 2, 1, 0, 0, 0, 0);
-    for (int ci = 0; ci < 13; ci++) {
+    for (int ci = 0; ci < 12; ci++) {
         const int wm = cand[ci][0], bn = cand[ci][1], nc = cand[ci][2], pp = cand[ci][3];
         const int bm = pp ? 64 * wm : 64 * wm * nc;
         if (pp != fpp) continue;
-        /* the 64-row ping-pong tiles (filter resident): sm90_rule_whole_n, or hinted by tile_m = 64 */
+        /* the 64-row ping-pong tiles (64 x 128 / 256, filter resident): sm90_rule_whole_n, or hinted by tile_m = 64 */
         if (pp && wm == 1 && h->tile_m != 64) continue;
         if (fnc && nc != fnc) continue;
         if (h->tile_m && bm != h->tile_m) continue;
