@@ -12,13 +12,19 @@
 
 #include "../internal.h"
 
+/* 1 if h sets no hint (all fields zero). */
+static inline int mem_no_hints(const igemm_plan_hints_t *h)
+{
+    igemm_plan_hints_t none;
+    memset(&none, 0, sizeof none);
+    return memcmp(h, &none, sizeof none) == 0;
+}
+
 /* 1 if p passes the checks above on dev under h; else 0 with the reason in why. */
 static inline int mem_1x1_supports(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
                                    const igemm_plan_hints_t *h, char *why, size_t why_len)
 {
-    igemm_plan_hints_t none;
-    memset(&none, 0, sizeof none);
-    if (memcmp(h, &none, sizeof none) != 0) {
+    if (!mem_no_hints(h)) {
         if (why && why_len) snprintf(why, why_len, "plan hints name sm90 settings");
         return 0;
     }

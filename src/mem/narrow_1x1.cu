@@ -498,11 +498,9 @@ static igemm_status_t nw_run(const igemm_conv_params_t *p, const igemm_family_co
 static int nw_defers(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                      char *why, size_t why_len)
 {
-    igemm_plan_hints_t none;
-    memset(&none, 0, sizeof none);
-    if (memcmp(h, &none, sizeof none) != 0) return 0; /* its own hints keep it here */
+    if (!mem_no_hints(h)) return 0;                     /* hints keep it here (its supports refuses them) */
     if (nw_kernel_for(p, dev, NULL, 0) != 0) return 0; /* the narrow kernel's problems stay */
-    if (!sm90_whole_n_bn(p, dev->sm_count > 0 ? dev->sm_count : 132) || !igemm_sm90_conv_supports(p, dev, &none, NULL, 0))
+    if (!sm90_whole_n_bn(p, dev->sm_count > 0 ? dev->sm_count : 132) || !igemm_sm90_conv_supports(p, dev, h, NULL, 0))
         return 0;
     if (why && why_len)
         snprintf(why, why_len, "c = %lld, k = %lld: the sm90 whole-N ping-pong tile takes this 1x1 on this device (faster)",

@@ -296,10 +296,11 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
     const int64_t units = tiles * best.split;
     int64_t max_ctas = c.sms;
     if (h->grid >= 1 && h->grid < max_ctas) max_ctas = h->grid; /* hints.grid caps the persistent grid */
+    const int rows64 = best.pp && best.wm == 1 && !best.tp; /* a 64-row ping-pong tile (filter resident only) */
     int best_br = 0;
     if (halo) { /* the halo-row kernels keep the filter resident (their stages were counted so) */
         best_br = 1;
-    } else if (best.pp && best.wm == 1 && !best.tp) { /* 64-row ping-pong tiles: filter-resident instances only */
+    } else if (rows64) {
         const int s_br = sm90_h_stages_fit(bm, best.bn, best.nc, best.es, 0, c.k_iters, c.smem);
         if (h->filter_resident < 0 || s_br < 2)
             return igemm_set_error(IGEMM_STATUS_NOT_SUPPORTED,
@@ -363,10 +364,10 @@ igemm_status_t igemm_sm90_conv_configure(const igemm_conv_params_t *p, const ige
                                  : "",
              halo == 2 ? ", filter resident, halo rows (tiles of two 56-pixel rows, 4 row loads per tile; the taps along W read them shifted)"
              : halo    ? ", filter resident, halo rows (3 row loads per tile; the taps along W read them shifted)"
-             : best_br && best.pp && best.wm == 1 && !best.tp && N <= best.bn
+             : rows64 && N <= best.bn
                  ? ", filter resident (a slot per k-block), one whole-N tile per 64 pixels (short K: each pixel tile "
                    "read once, the chunks past N skipped)"
-             : best_br && best.pp && best.wm == 1 && !best.tp ? ", filter resident (a slot per k-block), 64-pixel tiles"
+             : rows64  ? ", filter resident (a slot per k-block), 64-pixel tiles"
              : best_br ? ", filter resident (a slot per k-block, one N-tile per CTA)"
                        : "",
              tma_y                         ? "y by TMA stores"

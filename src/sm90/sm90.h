@@ -120,7 +120,7 @@ static inline int sm90_grouped_preferred(const igemm_conv_params_t *p)
  * docs/decisions.md "whole-n-tiles"). */
 static inline int sm90_whole_n_bn(const igemm_conv_params_t *p, int sms)
 {
-    const int64_t k_iters = p->r * p->s * ((p->c + 63) / 64), n = p->gemm_n;
+    const int64_t k_iters = p->r * p->s * ((p->c + SM90_BK - 1) / SM90_BK), n = p->gemm_n;
     if (!sm90_tma_store_ok(p, 1) || p->has_residual || n <= 64 || n > 256 || n % 64 == 0 || k_iters > 2 ||
         (p->gemm_m + 63) / 64 < 2 * (int64_t)sms)
         return 0;
