@@ -152,13 +152,16 @@ typedef enum igemm_kernel {
                                            3x3 / 5x5 / 7x7 windows by TMA, a thread per 8 channels
                                            (sm_90+) */
     IGEMM_KERNEL_TCGEN05 = 12           /* "tcgen05": the Blackwell kernel (path SM100; tile_n 64,
-                                           128 or 256) */
+                                           128 or 256; tile_m 128: one CTA per tile, cta_group::1,
+                                           256: a 2-CTA pair per 256 x 128 / 256 x 256 tile,
+                                           cta_group::2) */
 } igemm_kernel_t;
 
 typedef struct igemm_plan_hints {
     int kernel;          /* igemm_kernel_t (0 = AUTO) */
     int tile_m;          /* output pixels per tile: row tiles 128, 192 or 256 (64 or 128 with
-                            tile_n 32); pixels_n 80, 96 or
+                            tile_n 32); tcgen05 (path SM100) 128 (the single-CTA kernel) or 256
+                            (the 2-CTA pair: M >= 256, tile_n 128 or 256); pixels_n 80, 96 or
                             208; pixels_n_pingpong 128; halo_rows 56 or 112; the tiled depthwise
                             kernel rows x columns (columns a multiple of 8); the tiled grouped
                             kernel rows x columns (columns q, or 8, 16, 32, 64 below q) */

@@ -100,7 +100,8 @@ TEST(sm100_family_gemm)
     CHECK_EQ_INT(launches, 1);
     REQUIRE(fake_plan(&conv, FAKE_B200, IGEMM_PATH_AUTO, "self_check=-1", msg, sizeof msg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(msg, "sm100_tcgen05 not taken: its first-use self-check was made to fail"), "%s", msg);
-    /* the family itself takes it: a 1x1 with the tiled A map and 128 x 256 tiles */
+    /* the family itself takes it: a 1x1 with the tiled A map, on the 2-CTA pair's 256 x 256 tiles
+     * (16 x 16 pairs fill the 148 SMs), or on 128 x 256 tiles of one CTA with tile_m = 128 */
     igemm_conv_params_t p;
     REQUIRE(igemm_problem_init(&conv, NULL, &p) == IGEMM_STATUS_SUCCESS);
     const igemm_device_info_t dev = fake_device(FAKE_B200);
@@ -110,6 +111,13 @@ TEST(sm100_family_gemm)
     igemm_family_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     REQUIRE(igemm_family_sm100.configure(&p, &dev, &h, &cfg) == IGEMM_STATUS_SUCCESS);
+    CHECK_MSG(strstr(cfg.desc, "tiled A") && strstr(cfg.desc, "2-CTA pair, cta_group::2, 256 x 256") &&
+                  strstr(cfg.desc, "tile 256x256x64") && strstr(cfg.desc, "256 pairs"),
+              "%s", cfg.desc);
+    igemm_plan_hints_t h1 = igemm_plan_hints_default();
+    h1.tile_m = 128;
+    memset(&cfg, 0, sizeof cfg);
+    REQUIRE(igemm_family_sm100.configure(&p, &dev, &h1, &cfg) == IGEMM_STATUS_SUCCESS);
     CHECK_MSG(strstr(cfg.desc, "tiled A") && strstr(cfg.desc, "tile 128x256x64") && strstr(cfg.desc, "(512)"),
               "%s", cfg.desc);
 }

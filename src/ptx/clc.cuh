@@ -22,6 +22,21 @@ static __device__ __forceinline__ void ptx_clusterlaunchcontrol_try_cancel(uint3
                  : "memory");
 }
 
+/* clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128:
+ * as ptx_clusterlaunchcontrol_try_cancel, for a kernel launched in clusters: the cancelled unit is
+ * a whole cluster, and the 16-byte response is written to the same shared offset resp in EVERY
+ * CTA of the requesting cluster, each CTA's copy counted (complete_tx 16) on the mbarrier at the
+ * same offset bar in that CTA (each armed with expect_tx 16 for the phase). Undefined if any CTA
+ * of the cluster has exited. Issued by one thread of one CTA of the cluster. */
+static __device__ __forceinline__ void ptx_clusterlaunchcontrol_try_cancel_multicast_cluster_all(uint32_t resp,
+                                                                                                 uint32_t bar)
+{
+    asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all"
+                 ".b128 [%0], [%1];\n" ::"r"(resp),
+                 "r"(bar)
+                 : "memory");
+}
+
 /* The response at shared address resp (after its mbarrier completed): returns 1 if a cluster was
  * cancelled, and then its first CTA's id in *x, *y, *z
  * (clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 and .get_first_ctaid.v4.b32.b128 on

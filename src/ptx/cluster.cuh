@@ -16,6 +16,14 @@ static __device__ __forceinline__ uint32_t ptx_mapa_shared_cluster(uint32_t addr
     return r;
 }
 
+/* %cluster_ctarank: this CTA's rank in its cluster (0 .. cluster size - 1). */
+static __device__ __forceinline__ uint32_t ptx_cluster_ctarank(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
 /* barrier.cluster.arrive.relaxed: this thread arrives at the cluster barrier with no memory
  * ordering (the .release form costs a GPU-wide MEMBAR); what must be visible across the
  * cluster is ordered by its own fence (e.g. fence.mbarrier_init.release.cluster). */

@@ -69,6 +69,26 @@ static __device__ __forceinline__ void ptx_mbarrier_arrive_shared_cluster_pred(u
                  : "memory");
 }
 
+/* mbarrier.arrive.release.cluster.shared::cluster.b64: one arrival on the barrier at
+ * shared::cluster address bar (ptx_mapa_shared_cluster: this CTA's or a peer CTA's), releasing
+ * this thread's prior accesses at cluster scope (a memory barrier: for once-per-tile arrivals
+ * that another CTA's waiter must order against, e.g. TMEM reads before the pair's next MMA). */
+static __device__ __forceinline__ void ptx_mbarrier_arrive_release_cluster_shared_cluster(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64: one arrival that also adds
+ * tx_bytes to the current phase's expected transaction bytes, on the barrier at shared::cluster
+ * address bar (possibly a peer CTA's: e.g. arming its copy of a multicast CLC response). */
+static __device__ __forceinline__ void ptx_mbarrier_arrive_expect_tx_release_cluster_shared_cluster(uint32_t bar,
+                                                                                                   uint32_t tx_bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(tx_bytes)
+                 : "memory");
+}
+
 /* mbarrier.try_wait.parity.shared::cta.b64: 1 if the phase with the given parity has completed
  * (may suspend the thread for a system-defined time before answering 0). Acquire semantics. */
 static __device__ __forceinline__ uint32_t ptx_mbarrier_try_wait_parity(uint32_t bar, uint32_t parity)

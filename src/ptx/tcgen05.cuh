@@ -56,6 +56,67 @@ static __device__ __forceinline__ void ptx_tcgen05_commit_cta_group_1(uint32_t b
                  : "memory");
 }
 
+/* ---------------------------------------------------------------- cta_group::2 (CTA pairs)
+ * A CTA pair is the two CTAs of a cluster whose %cluster_ctarank differ only in bit 0. Every
+ * tcgen05 instruction of a kernel must carry the same .cta_group (PTX ISA, tcgen05.alloc): a
+ * kernel built on these forms uses no cta_group::1 form (tcgen05.ld / wait / fences carry none). */
+
+/* tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32: allocates ncols TMEM columns in each
+ * CTA of the pair and writes their address to the shared word at dst. One warp of EACH CTA of
+ * the pair executes it (collectively), with the same dst and ncols; the peer CTA must have been
+ * launched and still be running (a cluster barrier before). */
+static __device__ __forceinline__ void ptx_tcgen05_alloc_cta_group_2(uint32_t dst, uint32_t ncols)
+{
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;\n" ::"r"(dst), "r"(ncols)
+                 : "memory");
+}
+
+/* tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned: the pair allocates no more TMEM. */
+static __device__ __forceinline__ void ptx_tcgen05_relinquish_alloc_permit_cta_group_2(void)
+{
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n" ::: "memory");
+}
+
+/* tcgen05.dealloc.cta_group::2.sync.aligned.b32: frees ncols columns at taddr in both CTAs of
+ * the pair; one warp of each CTA (the allocating warps), after every access of either CTA. */
+static __device__ __forceinline__ void ptx_tcgen05_dealloc_cta_group_2(uint32_t taddr, uint32_t ncols)
+{
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, %1;\n" ::"r"(taddr), "r"(ncols) : "memory");
+}
+
+/* tcgen05.mma.cta_group::2.kind::f16: the pair's MMA, issued by ONE thread of one CTA of the pair
+ * (igemm: the even-ranked one). a_desc / b_desc / d_tmem name the same shared-memory offsets and
+ * TMEM address in both CTAs: for an M = 256 shape, rows 0-127 of A come from the issuing CTA's
+ * shared memory and rows 128-255 from its peer's; the N rows of B are split, N/2 in each CTA
+ * (the issuer's first); D rows 0-127 are written to the issuer's TMEM lanes 0-127 and rows
+ * 128-255 to the peer's (all N columns in each). accumulate = 0 overwrites D. */
+static __device__ __forceinline__ void ptx_tcgen05_mma_cta_group_2_kind_f16(uint32_t d_tmem, uint64_t a_desc,
+                                                                            uint64_t b_desc, uint32_t idesc,
+                                                                            uint32_t accumulate)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %4, 0;\n"
+                 "tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, p;\n"
+                 "}\n" ::"r"(d_tmem),
+                 "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+                 : "memory");
+}
+
+/* tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64:
+ * once every tcgen05 operation this thread issued before has completed, one arrival on the
+ * mbarrier at the same shared-memory offset as bar (a shared::cta address of the issuer) in each
+ * CTA of the cluster whose rank bit is set in cta_mask (a pair: 0b11 << leader rank). Implies
+ * tcgen05.fence::before_thread_sync. */
+static __device__ __forceinline__ void ptx_tcgen05_commit_cta_group_2_multicast(uint32_t bar, uint16_t cta_mask)
+{
+    asm volatile(
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\n" ::"r"(
+            bar),
+        "h"(cta_mask)
+        : "memory");
+}
+
 /* tcgen05.ld.sync.aligned.32x32b.x32.b32: thread t of the warp loads 32 consecutive 32-bit
  * columns of TMEM lane (lane base of taddr) + t, from column (taddr & 0xFFFF). A warp may access
  * only the 32 lanes 32 (warp_id % 4) .. +31. Complete after tcgen05.wait::ld. */

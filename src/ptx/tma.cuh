@@ -88,6 +88,47 @@ static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_3d_tile(uint32_t
                  : "memory");
 }
 
+/* ---------------------------------------------------------------- .cta_group::2 (CTA pairs)
+ * The loads of a cta_group::2 MMA's operands: each CTA of the pair loads its own half into its
+ * own shared memory (dst: a shared::cta address of the executing CTA), and the byte count is
+ * signalled on the mbarrier at the shared::cluster address bar, which may be in the PEER CTA
+ * (igemm: the pair's even-ranked CTA, whose one arrive.expect_tx counts both halves). */
+
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_2d_tile_cta_group_2(uint32_t dst, const void *tmap,
+                                                                                    uint32_t bar, int32_t c0,
+                                                                                    int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2"
+                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_tile_cta_group_2(uint32_t dst, const void *tmap,
+                                                                                    uint32_t bar, int32_t c0,
+                                                                                    int32_t c1, int32_t c2, int32_t c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+/* cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.cta_group::2:
+ * the im2col load of ptx_cp_async_bulk_tensor_4d_im2col, signalled on bar (possibly the peer's). */
+static __device__ __forceinline__ void ptx_cp_async_bulk_tensor_4d_im2col_cta_group_2(uint32_t dst, const void *tmap,
+                                                                                      uint32_t bar, int32_t c,
+                                                                                      int32_t w, int32_t h, int32_t n,
+                                                                                      uint16_t off_w, uint16_t off_h)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.cta_group::2"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n" ::"r"(dst),
+                 "l"((uint64_t)tmap), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(off_w), "h"(off_h)
+                 : "memory");
+}
+
 /* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: copies `bytes` (a multiple
  * of 16; src and dst 16-byte aligned) from global src to shared dst, no tensor map, and signals
  * the byte count on bar. */

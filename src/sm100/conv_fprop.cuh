@@ -76,6 +76,10 @@ typedef struct igemm_sm100_args {
      * out_tile_bytes at src_off; 0: the epilogue warps load it from global memory */
     int32_t src_tma;
     uint32_t src_off;
+    /* the pair kernel (conv_fprop_pair.cuh) only, from igemm_sm100_plan: the TMA bytes the leader's
+     * full barrier expects per stage (both CTAs' A and B halves), the arrivals that complete
+     * acc_empty (an epilogue warp's lane 0, both CTAs) and clc_empty (every role of both CTAs) */
+    uint32_t full_tx, acc_empty_arv, clc_empty_arv;
 } igemm_sm100_args_t;
 
 /* The tile of work unit u: (m0, n0) by the rasterised order. */
@@ -187,6 +191,69 @@ static __device__ __forceinline__ void sm100k_store32(const igemm_sm90_args_t &a
 #pragma unroll
         for (int j = 0; j < 32; j++)
             if (j < cols) igemm_store_out(a.y, row + n + j, a.out_dtype, f[j]);
+    }
+}
+
+/* One epilogue thread's part of a tile's epilogue (the caller waited for the tile's acc_full):
+ * row m0 + 32 q + lane of the accumulator at TMEM column tmem_acc (lane base 32 q: warp q of the
+ * four epilogue warps), per 32 columns one tcgen05.ld 32x32b.x32, the residual from the
+ * epilogue-load warp's source tiles (E > 0: the ring of E tiles, position srcs) or global
+ * memory, the fused epilogue, then the TMA store through the output tiles (position chunks:
+ * the 128 epilogue threads' named barrier 1; epilogue thread et == 0 issues the stores and
+ * owns their bulk groups) or direct stores. Shared by the cta_group::1
+ * kernel and the pair kernel (conv_fprop_pair.cuh), whose CTAs each store their own 128 rows. */
+template <int BN>
+static __device__ __forceinline__ void sm100k_epilogue_chunks(const igemm_sm100_args_t &a, const CUtensorMap *tmap_y,
+                                                              uint32_t base, uint32_t tmem_acc, int q, int lane,
+                                                              int et, int m0, int n0, int E, uint32_t epi_full,
+                                                              uint32_t epi_empty, int &chunks, int &srcs)
+{
+    const uint32_t out_smem = base + a.out_off;
+    const uint32_t row_bytes = a.out_tile_bytes / 128u; /* 64 (16-bit) or 128 (f32) */
+    const int64_t m = (int64_t)m0 + 32 * q + lane;
+#pragma unroll 1
+    for (int c = 0; c < BN / 32; c++) {
+        if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break; /* uniform in the warp */
+        uint32_t v[32];
+        ptx_tcgen05_ld_32x32b_x32(tmem_acc + ((uint32_t)(32 * q) << 16) + (uint32_t)(32 * c), v);
+        ptx_tcgen05_wait_ld();
+        float f[32], res[32] = {};
+        if (E > 0) { /* the chunk's residual, staged by the epilogue-load warp */
+            const int st = srcs % E;
+            ptx_mbarrier_wait_parity(epi_full + 8u * st, (uint32_t)(srcs / E) & 1u);
+            sm100k_load_row32(base + a.src_off + (uint32_t)st * a.out_tile_bytes +
+                                  (uint32_t)(32 * q + lane) * row_bytes,
+                              a.g.out_dtype, res);
+            ptx_mbarrier_arrive(epi_empty + 8u * st);
+            srcs++;
+        }
+        sm100k_values32(a.g, m, (int64_t)n0 + 32 * c, v, E > 0, res, f);
+        if (!a.tma_store) {
+            sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, f);
+            continue;
+        }
+        /* TMA store: the 128 x 32 output tile through shared memory (its rows past M and
+         * columns past N are clipped by the store). The tile SM100K_OUT_STAGES stores ago must
+         * have been read before it is overwritten. */
+        const int os = chunks % SM100K_OUT_STAGES;
+        const uint32_t tile = out_smem + (uint32_t)os * a.out_tile_bytes;
+        if (et == 0) ptx_cp_async_bulk_wait_group_read<SM100K_OUT_STAGES - 1>();
+        ptx_bar_sync(1, 128); /* the tile is free */
+        uint32_t w[32];
+        sm100k_pack32(a.g.out_dtype, f, w);
+        const uint32_t rowp = tile + (uint32_t)(32 * q + lane) * row_bytes;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (i < (int)(row_bytes / 16u))
+                ptx_st_shared_v4_b32(rowp + 16u * (uint32_t)i, w[4 * i], w[4 * i + 1], w[4 * i + 2],
+                                     w[4 * i + 3]);
+        ptx_fence_proxy_async_shared_cta(); /* the generic writes, before the async proxy reads */
+        ptx_bar_sync(1, 128);                /* the whole tile written */
+        if (et == 0) {
+            ptx_cp_async_bulk_tensor_2d_global_shared_cta(tmap_y, tile, n0 + 32 * c, m0);
+            ptx_cp_async_bulk_commit_group();
+        }
+        chunks++;
     }
 }
 
@@ -337,8 +404,6 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
         /* ------------------------------------------------------------ epilogue, warps 3-6 */
         const int q = warp & 3; /* TMEM lanes 32 q .. : the tile's rows 32 q + lane */
         const int et = (int)threadIdx.x - 32 * SM100K_EPI_WARP0; /* 0..127 */
-        const uint32_t out_smem = base + a.out_off;
-        const uint32_t row_bytes = a.out_tile_bytes / 128u; /* 64 (16-bit) or 128 (f32) */
         int chunks = 0; /* output tiles stored so far: the output-tile ring position */
         int srcs = 0;   /* source tiles read so far: the residual ring position */
         if (a.tma_store && et == 0) ptx_prefetch_tensormap(&tmap_y);
@@ -348,51 +413,8 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
             sm100k_tile(a, unit, BN, m0, n0);
             ptx_mbarrier_wait_parity(acc_full + 8u * acc, (uint32_t)(t / ACC) & 1u);
             ptx_tcgen05_fence_after_thread_sync();
-            const int64_t m = (int64_t)m0 + 32 * q + lane;
-#pragma unroll 1
-            for (int c = 0; c < BN / 32; c++) {
-                if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break; /* uniform in the warp */
-                uint32_t v[32];
-                ptx_tcgen05_ld_32x32b_x32(tmem + ((uint32_t)(32 * q) << 16) + (uint32_t)(acc * BN + 32 * c), v);
-                ptx_tcgen05_wait_ld();
-                float f[32], res[32] = {};
-                if (E > 0) { /* the chunk's residual, staged by the epilogue-load warp */
-                    const int st = srcs % E;
-                    ptx_mbarrier_wait_parity(epi_full + 8u * st, (uint32_t)(srcs / E) & 1u);
-                    sm100k_load_row32(base + a.src_off + (uint32_t)st * a.out_tile_bytes +
-                                          (uint32_t)(32 * q + lane) * row_bytes,
-                                      a.g.out_dtype, res);
-                    ptx_mbarrier_arrive(epi_empty + 8u * st);
-                    srcs++;
-                }
-                sm100k_values32(a.g, m, (int64_t)n0 + 32 * c, v, E > 0, res, f);
-                if (!a.tma_store) {
-                    sm100k_store32(a.g, m, (int64_t)n0 + 32 * c, f);
-                    continue;
-                }
-                /* TMA store: the 128 x 32 output tile through shared memory (its rows past M and
-                 * columns past N are clipped by the store). The tile SM100K_OUT_STAGES stores ago must
-                 * have been read before it is overwritten. */
-                const int os = chunks % SM100K_OUT_STAGES;
-                const uint32_t tile = out_smem + (uint32_t)os * a.out_tile_bytes;
-                if (et == 0) ptx_cp_async_bulk_wait_group_read<SM100K_OUT_STAGES - 1>();
-                ptx_bar_sync(1, 128); /* the tile is free */
-                uint32_t w[32];
-                sm100k_pack32(a.g.out_dtype, f, w);
-                const uint32_t rowp = tile + (uint32_t)(32 * q + lane) * row_bytes;
-#pragma unroll
-                for (int i = 0; i < 8; i++)
-                    if (i < (int)(row_bytes / 16u))
-                        ptx_st_shared_v4_b32(rowp + 16u * (uint32_t)i, w[4 * i], w[4 * i + 1], w[4 * i + 2],
-                                             w[4 * i + 3]);
-                ptx_fence_proxy_async_shared_cta(); /* the generic writes, before the async proxy reads */
-                ptx_bar_sync(1, 128);                /* the whole tile written */
-                if (et == 0) {
-                    ptx_cp_async_bulk_tensor_2d_global_shared_cta(&tmap_y, tile, n0 + 32 * c, m0);
-                    ptx_cp_async_bulk_commit_group();
-                }
-                chunks++;
-            }
+            sm100k_epilogue_chunks<BN>(a, &tmap_y, base, tmem + (uint32_t)(acc * BN), q, lane, et, m0, n0, E,
+                                       epi_full, epi_empty, chunks, srcs);
             /* every lane's TMEM reads are complete (wait::ld) before its warp frees the accumulator */
             ptx_tcgen05_fence_before_thread_sync();
             __syncwarp();

@@ -94,6 +94,8 @@ int igemm_sm100_plan(const sm100_config_t *c, sm100_plan_t *p, char *why, size_t
     p->clc_throttle_consumer_arv = SM100_SCHEDULER_THREADS;
     p->epi_load_producer_arv = 1;
     p->epi_load_consumer_arv = SM100_EPILOGUE_THREADS;
+    p->acc_empty_kernel_arv = c->cta_group * (SM100_EPILOGUE_THREADS / SM100_WARP);
+    p->clc_empty_kernel_arv = 1 + 1 + cluster * (1 + SM100_EPILOGUE_THREADS / SM100_WARP + 1);
     /* TMA bytes per input barrier phase: both CTAs' A and B of a pair land on the leader's
      * barrier under cta_group 2, k_group stages per phase */
     p->act_bytes = (uint32_t)p->a_stage_bytes;

@@ -63,6 +63,12 @@ typedef struct sm100_plan {
     int clc_producer_arv, clc_consumer_arv;
     int clc_throttle_producer_arv, clc_throttle_consumer_arv;
     int epi_load_producer_arv, epi_load_consumer_arv;
+    /* the library kernels' own arrival counts (per-warp arrivals where the seeds count threads):
+     * acc_empty: lane 0 of each epilogue warp of each CTA of the MMA group (cta_group x 4, on the
+     * leader's barrier); clc_empty: the scheduler and the MMA issuer (one each, in the leader) +
+     * per CTA of the cluster its producer, 4 epilogue warps and epilogue-load warp (1 + 1 +
+     * cluster x 6: 8 for one CTA, 14 for a pair) */
+    int acc_empty_kernel_arv, clc_empty_kernel_arv;
     /* bytes each barrier phase expects from TMA */
     uint32_t act_bytes, filter_bytes, input_expected_bytes, src_expected_bytes;
     /* TMEM: columns per accumulator stage and in all */
