@@ -36,9 +36,7 @@ echo "dw done $(( $(date +%s) - t0 )) s" >> "$L"
 for s in "dw3,2,30,33,32,32,3,3,1,1,1,1,1,1,32:kernel=depthwise_tma,grid=3" "dw5s2,2,29,31,144,144,5,5,2,2,2,2,1,1,144:kernel=depthwise_tma,grid=2"; do
   for tool in memcheck racecheck; do
     [ $(left) -lt 180 ] && break
-    timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 ./build/igemm check --shape "${s%%:*}" --epilogue full,none --hints "${s##*:}" > /tmp/san.log 2>&1; rc=$?
-    echo "sanitize $tool ${s%%,*}: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/san.log | tail -1) $(grep -c PASS /tmp/san.log) pass" >> "$L"
-    [ $rc != 0 ] && tail -20 /tmp/san.log >> "$L"
+    sanitize $tool "${s%%:*}" "${s##*:}"
   done
 done
 for f in bench/shapes.csv bench/zoo.csv bench/fewrows.csv bench/pointwise.csv; do
