@@ -82,11 +82,13 @@ typedef struct igemm_sm100_args {
     uint32_t full_tx, acc_empty_arv, clc_empty_arv;
 } igemm_sm100_args_t;
 
-/* The tile of work unit u: (m0, n0) by the rasterised order. */
-static __device__ __forceinline__ void sm100k_tile(const igemm_sm100_args_t &a, int u, int bn, int &m0, int &n0)
+/* The 128-row tile of work unit u: (m0, n0) by the rasterised order, for the CTA of rank `rank` in a
+ * cluster of `cluster` CTAs along M (1, 0: one CTA per tile; 2, 0 / 1: the 2-CTA pair's halves). */
+static __device__ __forceinline__ void sm100k_tile(const igemm_sm100_args_t &a, int u, int cluster, int rank, int bn,
+                                                   int &m0, int &n0)
 {
     int64_t tm, tn;
-    igemm_sm100_tile_of(u, a.g.tiles_m, a.g.tiles_n, 1, 1, a.swizzle, 0, 0, &tm, &tn);
+    igemm_sm100_tile_of(u, a.g.tiles_m, a.g.tiles_n, cluster, 1, a.swizzle, rank, 0, &tm, &tn);
     m0 = (int)tm * 128;
     n0 = (int)tn * bn;
 }
@@ -319,7 +321,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
             const uint32_t a_bytes = a.g.a_tx ? (uint32_t)a.g.a_tx : a.a_stage_bytes;
             for (int t = 0;; t++) {
                 int m0, n0, nb, h0, w0;
-                sm100k_tile(a, unit, BN, m0, n0);
+                sm100k_tile(a, unit, 1, 0, BN, m0, n0);
                 sm90_box_origin(a.g, m0, nb, h0, w0);
                 int cb = 0, r = 0, s = 0;
                 for (int kb = 0; kb < KB; kb++, j++) {
@@ -387,7 +389,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
             for (int t = 0;; t++) {
                 if (E > 0) {
                     int m0, n0;
-                    sm100k_tile(a, unit, BN, m0, n0);
+                    sm100k_tile(a, unit, 1, 0, BN, m0, n0);
                     for (int c = 0; c < BN / 32; c++, i++) {
                         if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break; /* as the epilogue's chunks */
                         const int st = i % E;
@@ -410,7 +412,7 @@ __global__ void __launch_bounds__(SM100K_THREADS, 1)
         for (int t = 0;; t++) {
             const int acc = t % ACC;
             int m0, n0;
-            sm100k_tile(a, unit, BN, m0, n0);
+            sm100k_tile(a, unit, 1, 0, BN, m0, n0);
             ptx_mbarrier_wait_parity(acc_full + 8u * acc, (uint32_t)(t / ACC) & 1u);
             ptx_tcgen05_fence_after_thread_sync();
             sm100k_epilogue_chunks<BN>(a, &tmap_y, base, tmem + (uint32_t)(acc * BN), q, lane, et, m0, n0, E,

@@ -70,17 +70,6 @@
 
 #define SM100P_CLUSTER 2 /* CTAs per cluster: one pair */
 
-/* The own 128-row tile of CTA `rank` (0 leader, 1 peer) of the pair running unit u: m0 (may be
- * >= M: the last pair of an odd count of row tiles) and the pair's first channel n0. */
-static __device__ __forceinline__ void sm100p_tile(const igemm_sm100_args_t &a, int u, int rank, int bn, int &m0,
-                                                   int &n0)
-{
-    int64_t tm, tn;
-    igemm_sm100_tile_of(u, a.g.tiles_m, a.g.tiles_n, SM100P_CLUSTER, 1, a.swizzle, rank, 0, &tm, &tn);
-    m0 = (int)tm * 128;
-    n0 = (int)tn * bn;
-}
-
 /* The next unit of a role: the response in this CTA's slot `slot` (lap parity `phase`); `arrive`:
  * this thread's arrival on the leader's clc_empty[slot] (clc_empty_l: its shared::cluster
  * address). Returns 0 when the response cancelled nothing. */
@@ -169,7 +158,7 @@ __global__ void __cluster_dims__(SM100P_CLUSTER, 1, 1) __launch_bounds__(SM100K_
             const int b_row = (int)rank * (BN / 2);       /* this CTA's half of the pair's channels */
             for (int t = 0;; t++) {
                 int m0, n0, nb, h0, w0;
-                sm100p_tile(a, unit, (int)(rank - leader), BN, m0, n0);
+                sm100k_tile(a, unit, SM100P_CLUSTER, (int)(rank - leader), BN, m0, n0);
                 /* a CTA whose rows (or B half) lie wholly past M (N) loads valid rows instead: the
                  * pair's MMA needs its half; their results are never stored */
                 const int am0 = m0 < last_m0 ? m0 : last_m0;
@@ -251,7 +240,7 @@ __global__ void __cluster_dims__(SM100P_CLUSTER, 1, 1) __launch_bounds__(SM100K_
             int i = 0;
             for (int t = 0;; t++) {
                 int m0, n0;
-                sm100p_tile(a, unit, (int)(rank - leader), BN, m0, n0);
+                sm100k_tile(a, unit, SM100P_CLUSTER, (int)(rank - leader), BN, m0, n0);
                 if (E > 0 && m0 < a.g.gemm_m) {
                     for (int c = 0; c < BN / 32; c++, i++) {
                         if ((int64_t)n0 + 32 * c >= a.g.gemm_n) break;
@@ -274,7 +263,7 @@ __global__ void __cluster_dims__(SM100P_CLUSTER, 1, 1) __launch_bounds__(SM100K_
         for (int t = 0;; t++) {
             const int acc = t % ACC;
             int m0, n0;
-            sm100p_tile(a, unit, (int)(rank - leader), BN, m0, n0);
+            sm100k_tile(a, unit, SM100P_CLUSTER, (int)(rank - leader), BN, m0, n0);
             ptx_mbarrier_wait_parity(acc_full + 8u * acc, (uint32_t)(t / ACC) & 1u);
             ptx_tcgen05_fence_after_thread_sync();
             if (m0 < a.g.gemm_m) /* uniform in the CTA: a CTA past M only frees the accumulator */

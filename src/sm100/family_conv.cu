@@ -108,14 +108,19 @@ static int sm100_plan_for(const igemm_conv_params_t *p, int bn, int pair, int st
     return igemm_sm100_plan(&c, pl, why, why_len);
 }
 
+/* The 2-CTA pair's 256 x bn tiles over p. */
+static int64_t sm100_pairs(const igemm_conv_params_t *p, int bn)
+{
+    return ((p->gemm_m + 255) / 256) * ((p->k + bn - 1) / bn);
+}
+
 /* 1 if p runs on the 2-CTA pair kernel with bn-channel tiles (the rule at the top of the file). */
 static int sm100_use_pair(const igemm_conv_params_t *p, const igemm_device_info_t *dev, const igemm_plan_hints_t *h,
                           int bn)
 {
     if (h->tile_m) return h->tile_m == 256;
     if (bn < 128 || p->gemm_m < 256) return 0;
-    const int64_t pairs = ((p->gemm_m + 255) / 256) * ((p->k + bn - 1) / bn);
-    return 2 * pairs >= (int64_t)dev->sm_count;
+    return 2 * sm100_pairs(p, bn) >= (int64_t)dev->sm_count;
 }
 
 static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_device_info_t *dev,
@@ -163,13 +168,12 @@ static igemm_status_t sm100_configure(const igemm_conv_params_t *p, const igemm_
                                       : "direct 16-byte stores: y's rows are no 16-byte multiples";
     const char *a_map = sm90_a_is_matrix(p) ? "tiled A" : "im2col";
     if (pair) {
-        const int64_t pairs = ((p->gemm_m + 255) / 256) * ((p->k + bn - 1) / bn);
         snprintf(cfg->desc, sizeof cfg->desc,
                  "tcgen05 2-CTA pair, cta_group::2, 256 x %d: TMA %s (per CTA 128 rows of A, %d of B) + tcgen05.mma "
                  "cta_group::2 into both CTAs' TMEM, multicast commits, tile 256x%dx64, %d stages, 2 accumulators of "
                  "%d columns; epilogue load (%s); epilogue (%s); %lld pairs (clusters of 2, CLC); %zu B smem per CTA%s; "
                  "passed its first-use self-check on this device",
-                 bn, a_map, bn / 2, bn, stages, bn, epi_load, store, (long long)pairs, pr->smem_bytes,
+                 bn, a_map, bn / 2, bn, stages, bn, epi_load, store, (long long)sm100_pairs(p, bn), pr->smem_bytes,
                  pr->pdl ? ", PDL" : "");
     } else {
         const int64_t tiles = ((p->gemm_m + 127) / 128) * ((p->k + bn - 1) / bn);
