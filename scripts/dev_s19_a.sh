@@ -1,12 +1,14 @@
 #!/bin/bash
-# The first device call owed by session 18 (written then; session 18 got no device: every start
-# failed). Carried: out/bin.txz = main with the branch exp/dwx-empty-barriers merged (the depthwise
+# The first device call owed by session 18 (written then as dev_s18_a.sh; session 18 got no device:
+# every start failed; session 19 added step (1b), issue 29's GPU-machine item). Carried: out/bin.txz = main with the branch exp/dwx-empty-barriers merged (the depthwise
 # TMA kernel without its CTA-wide barrier per item: per-stage empty mbarriers, pieces round robin;
 # on main since 20bed29 also the sm100 2-CTA pair, which never runs on Hopper) and out/old.txz =
 # main without it. Package each with `tar cf - build/igemm build/libigemm.so build/libigemm.so.0.5
 # build/igemm_tests | xz -2 -T2`. Each step while BUDGET seconds last:
 # (1) this build's C tests (session 17's unrun commits, the pair's planner tests on a Hopper GPU,
-# 150 random depthwise convs on the changed kernel); (2) the depthwise layers (zoo +
+# 150 random depthwise convs on the changed kernel); (1b) issue 29 on this Hopper GPU: the planner's
+# choice under auto / path sm100 / kernel=tcgen05 (never the family, refusals named) and the SASS
+# histogram of the library's sm_100a images by this machine's cuobjdump; (2) the depthwise layers (zoo +
 # bench/depthwise_extra.csv), old / new interleaved, two reps, the planner and the TMA kernel
 # forced, plain; fused once; (3) memcheck / racecheck of TMA plans (a 3x3 stride 1 and a 5x5
 # stride 2 with pieces % groups != 0); (4) session 17's rule: every 1x1 on the planner (cuDNN
@@ -17,6 +19,16 @@
 left() { echo $(( ${BUDGET:-570} - ($(date +%s) - t0) )); }
 timeout 150 ./build/igemm_tests > "$OUT/tests.log" 2>&1; echo "C tests rc=$?: $(tail -1 "$OUT/tests.log") ($(( $(date +%s) - t0 )) s)" >> "$L"
 grep -E "FAIL" "$OUT/tests.log" | head -30 >> "$L"
+echo "=== sm100 family on this Hopper GPU (issue 29)" >> "$L"
+timeout 20 ./build/igemm info 2>&1 | head -12 >> "$L"
+for a in "--path auto" "--path sm100" "--hints kernel=tcgen05" "--hints kernel=tcgen05,tile_m=256"; do
+  for s in "g4096,4096,4096,4096" "c3,32,28,28,256,256,3,3,1,1,1,1,1,1"; do
+    echo "-- $a $s: $(timeout 20 ./build/igemm run --shape $s --iters 3 $a 2>&1 | grep -E "plan:|rror|not|NOT" | head -2 | cut -c1-400)" >> "$L"
+  done
+done
+CU=$CUDA_HOME/bin/cuobjdump; [ -x "$CU" ] || CU=$(command -v cuobjdump)
+echo "sm_100a images in libigemm.so: $($CU --list-elf build/libigemm.so 2>&1 | grep -c sm_100a) ($CU)" >> "$L"
+$CU -sass -arch sm_100a build/libigemm.so 2>&1 | grep -oE "UTCHMMA[A-Z0-9_.]*|UTCBAR[A-Z0-9_.]*|LDTM[A-Z0-9_.]*|UTCATOMSWS[A-Z_.]*|UTMALDG[A-Z0-9_.]*|UTMASTG[A-Z0-9_.]*|UGETNEXTWORKID[A-Z_.]*|\bLDL\b|\bSTL\b" | sort | uniq -c | awk '{printf "%s %s; ", $2, $1} END {print ""}' >> "$L"
 grep -v "^#" bench/zoo.csv | awk -F, 'NF >= 15 && $15 == $5 && $15 > 1' > /tmp/dw.csv
 grep -v "^#" bench/depthwise_extra.csv >> /tmp/dw.csv
 B() { timeout 40 "$@" 2>&1 | grep -vE "^\[|^#|^igemm|^name" | awk '{print $1, $2, $3}'; }
