@@ -1,0 +1,39 @@
+#!/bin/bash
+# Session 19, second device call (the same carried build as dev_s19_a.sh: out/bin.txz, main with
+# the branch exp/dwx-empty-barriers). No new kernel: which existing plan wins where we lose, on
+# the machine of the day, to decide planner rules from data (issues 27 / 28).
+# (1) the GEMM suite's big shapes (sq_*, llm_*, odd_mnk) on the planner's plan against 128 x 256
+#     and 256 x 128 forced, cuBLASLt beside, two reps interleaved;
+# (2) the few-tile GEMMs (llm_decode_b64 / b256, cnn_fc, wide_k) under tiles / split-K hints;
+# (3) the zoo's 1x1s (the layers below 0.95x best-of) under the 64 x 32 / 128 x 32 whole-K tiles,
+#     64-row whole-N tiles, ping-pong 128 x 128, cuDNN beside.
+# Each bench line: name, ours us, anchor us (the CLI's table), the hint text after it.
+. "$(dirname "$0")/dev_preamble.sh" b
+left() { echo $(( ${BUDGET:-570} - ($(date +%s) - t0) )); }
+G() { # G FILE HINTS VS: one bench, each data line tagged with the hint text
+  local h=$2
+  timeout 90 ./build/igemm bench $4 --shapes "$1" --vs $3 --iters ${ITERS:-30} --warmup 5 ${h:+--hints "$h"} 2>&1 \
+    | grep -vE "^(igemm|geomean|name|#|\[)" | awk -v c="${h:-planner}" 'NF>2{print $0, " [" c "]"}' >> "$L"
+}
+grep -E "^(sq_4096|sq_8192|llm_qkv|llm_o|llm_up|llm_down|odd_mnk)," bench/gemm_shapes.csv > /tmp/big.csv
+grep -E "^(llm_decode_b64|llm_decode_b256|cnn_fc|wide_k|sq_2048)," bench/gemm_shapes.csv > /tmp/few.csv
+for rep in 1 2; do
+  for h in "" "tile=128x256" "tile=256x128" "tile=256x128,stages=3"; do
+    [ $(left) -lt 300 ] && break
+    echo "=== big rep $rep [$h]" >> "$L"; G /tmp/big.csv "$h" cublas --gemm
+  done
+done
+echo "big done $(( $(date +%s) - t0 )) s" >> "$L"
+for h in "" "tile=128x128" "tile=128x256" "tile=64x32" "tile=128x32" "tile=128x128,split_k=2" "tile=128x128,split_k=3" "tile=128x128,split_k=4" "tile=128x256,split_k=2" "kernel=split_cluster" "kernel=pingpong,tile=128x128"; do
+  [ $(left) -lt 170 ] && break
+  echo "=== few [$h]" >> "$L"; ITERS=40 G /tmp/few.csv "$h" cublas --gemm
+done
+echo "few done $(( $(date +%s) - t0 )) s" >> "$L"
+grep -v "^#" bench/zoo.csv | awk -F, '$7 == 1 && $8 == 1 && ($15 == "" || $15 == 1)' > /tmp/z1.csv
+for rep in 1 2; do
+  for h in "" "tile=64x32" "tile=128x32" "tile=64x128" "tile=64x256" "kernel=pingpong,tile=128x128" "tile=128x128"; do
+    [ $(left) -lt 20 ] && break
+    echo "=== zoo 1x1 rep $rep [$h]" >> "$L"; ITERS=60 G /tmp/z1.csv "$h" cudnn
+  done
+done
+echo "elapsed $(( $(date +%s) - t0 )) s" >> "$L"
