@@ -5,6 +5,7 @@
 # (1) the GEMM suite's big shapes (sq_*, llm_*, odd_mnk) on the planner's plan against 128 x 256
 #     and 256 x 128 forced, cuBLASLt beside, two reps interleaved;
 # (2) the few-tile GEMMs (llm_decode_b64 / b256, cnn_fc, wide_k) under tiles / split-K hints;
+# (2b) ncu (SOL, memory workload) of the two decode GEMMs: is the stream L2-bound?
 # (3) the zoo's 1x1s (the layers below 0.95x best-of) under the 64 x 32 / 128 x 32 whole-K tiles,
 #     64-row whole-N tiles, ping-pong 128 x 128, cuDNN beside.
 # Each bench line: name, ours us, anchor us (the CLI's table), the hint text after it.
@@ -29,6 +30,12 @@ for h in "" "tile=128x128" "tile=128x256" "tile=64x32" "tile=128x32" "tile=128x1
   echo "=== few [$h]" >> "$L"; ITERS=40 G /tmp/few.csv "$h" cublas --gemm
 done
 echo "few done $(( $(date +%s) - t0 )) s" >> "$L"
+# is the decode stream L2-bound (the case for multicasting x across N-neighbour CTA pairs)?
+for s in "d64,64,4096,4096" "d256,256,14336,4096"; do
+  [ $(left) -lt 200 ] && break
+  timeout 40 ncu --clock-control none -k regex:igemm_sm90 --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section LaunchStats ./build/igemm run --shape "$s" --iters 5 > "$OUT/ncu_${s%%,*}.txt" 2>&1
+done
 grep -v "^#" bench/zoo.csv | awk -F, '$7 == 1 && $8 == 1 && ($15 == "" || $15 == 1)' > /tmp/z1.csv
 for rep in 1 2; do
   for h in "" "tile=64x32" "tile=128x32" "tile=64x128" "tile=64x256" "kernel=pingpong,tile=128x128" "tile=128x128"; do
