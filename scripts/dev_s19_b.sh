@@ -8,6 +8,8 @@
 # (2b) ncu (SOL, memory workload) of the two decode GEMMs: is the stream L2-bound?
 # (3) the zoo's 1x1s (the layers below 0.95x best-of) under the 64 x 32 / 128 x 32 whole-K tiles,
 #     64-row whole-N tiles, ping-pong 128 x 128, cuDNN beside.
+# (4) the zoo's other groups-1 layers (few output channels, batch 1, dilated) under the narrow
+#     whole-K tiles and split-K.
 # Each bench line: name, ours us, anchor us (the CLI's table), the hint text after it.
 . "$(dirname "$0")/dev_preamble.sh" b
 left() { echo $(( ${BUDGET:-570} - ($(date +%s) - t0) )); }
@@ -42,5 +44,13 @@ for rep in 1 2; do
     [ $(left) -lt 20 ] && break
     echo "=== zoo 1x1 rep $rep [$h]" >> "$L"; ITERS=60 G /tmp/z1.csv "$h" cudnn
   done
+done
+# (4) every zoo layer of groups 1 that is not a 1x1 (few output channels: sd_conv_out_320_4 on 64
+# split-K tiles measured 22.7 us against a 1.8 us floor; batch-1 and dilated 3x3s) under the
+# whole-K narrow tiles and split-K
+grep -v "^#" bench/zoo.csv | awk -F, 'NF >= 14 && !($7 == 1 && $8 == 1) && ($15 == "" || $15 == 1)' > /tmp/zg.csv
+for h in "" "tile=64x32" "tile=128x32" "tile=128x64,split_k=2" "tile=128x64,split_k=3" "tile=128x128,split_k=2" "kernel=pixels_n,split_k=4"; do
+  [ $(left) -lt 15 ] && break
+  echo "=== zoo kxk [$h]" >> "$L"; ITERS=40 G /tmp/zg.csv "$h" cudnn
 done
 echo "elapsed $(( $(date +%s) - t0 )) s" >> "$L"
