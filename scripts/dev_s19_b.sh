@@ -54,3 +54,4 @@ for h in "" "tile=64x32" "tile=128x32" "tile=128x64,split_k=2" "tile=128x64,spli
   echo "=== zoo kxk [$h]" >> "$L"; ITERS=40 G /tmp/zg.csv "$h" cudnn
 done
 echo "elapsed $(( $(date +%s) - t0 )) s" >> "$L"
+python3 scripts/ab_log.py "$L" > "$OUT/tables.md" 2>&1
