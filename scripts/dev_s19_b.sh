@@ -9,7 +9,7 @@
 # (3) the zoo's 1x1s (the layers below 0.95x best-of) under the 64 x 32 / 128 x 32 whole-K tiles,
 #     64-row whole-N tiles, ping-pong 128 x 128, cuDNN beside.
 # (4) the zoo's other groups-1 layers (few output channels, batch 1, dilated) under the narrow
-#     whole-K tiles and split-K.
+#     whole-K tiles and split-K; (5) the zoo's depthwise layers per call and back to back.
 # Each bench line: name, ours us, anchor us (the CLI's table), the hint text after it.
 . "$(dirname "$0")/dev_preamble.sh" b
 left() { echo $(( ${BUDGET:-570} - ($(date +%s) - t0) )); }
@@ -52,6 +52,15 @@ grep -v "^#" bench/zoo.csv | awk -F, 'NF >= 14 && !($7 == 1 && $8 == 1) && ($15 
 for h in "" "tile=64x32" "tile=128x32" "tile=128x64,split_k=2" "tile=128x64,split_k=3" "tile=128x128,split_k=2" "kernel=pixels_n,split_k=4"; do
   [ $(left) -lt 15 ] && break
   echo "=== zoo kxk [$h]" >> "$L"; ITERS=40 G /tmp/zg.csv "$h" cudnn
+done
+# (5) the depthwise layers timed back to back (16 calls per event pair: the issue's "CUDA-graph or
+# back-to-back replays"), where a per-call event pair's fixed cost caps the floor fraction of the
+# 2-15 us layers
+grep -v "^#" bench/zoo.csv | awk -F, 'NF >= 15 && $15 == $5 && $15 > 1' > /tmp/dwb.csv
+for t in per-call back-to-back; do
+  [ $(left) -lt 8 ] && break
+  echo "=== dw timing [$t]" >> "$L"
+  timeout 30 ./build/igemm bench --shapes /tmp/dwb.csv --iters 40 --timing $t 2>&1 | grep -vE "^(igemm|geomean|name|#|\[)" | awk -v c="$t" 'NF>2{print $1, $2, $3, " [" c "]"}' >> "$L"
 done
 echo "elapsed $(( $(date +%s) - t0 )) s" >> "$L"
 python3 scripts/ab_log.py "$L" > "$OUT/tables.md" 2>&1
