@@ -78,11 +78,15 @@ def parse(lines):
 
 def table(fam, f):
     vs = f["variants"]
-    two = len(vs) > 1
+    # the ratio columns: each "new X" variant against its "old X" (two builds), else the first
+    # variant against the second
+    pairs = [(v, "old" + v[3:]) for v in vs if v.startswith("new") and "old" + v[3:] in vs]
+    if not pairs and len(vs) > 1:
+        pairs = [(vs[0], vs[1])]
     out = ["### " + fam, "",
            "| layer | " + " | ".join(vs) + " | anchor | best | best vs " + vs[0] + " | " + vs[0] + " vs anchor |" +
-           (" %s vs %s |" % (vs[0], vs[1]) if two else ""),
-           "|---|" + "---:|" * (len(vs) + 4 + two)]
+           "".join(" %s vs %s |" % pr for pr in pairs),
+           "|---|" + "---:|" * (len(vs) + 4 + len(pairs))]
     logs = []
     for layer, row in f["rows"].items():
         cells = [("%.2f" % row[v]) if v in row else "" for v in vs]
@@ -93,10 +97,10 @@ def table(fam, f):
         vsa = anc / row[vs[0]] if anc and vs[0] in row else None
         if gain:
             logs.append(math.log(gain))
-        v01 = row[vs[1]] / row[vs[0]] if two and vs[0] in row and vs[1] in row else None
+        ratios = "".join((" %.3f |" % (row[b] / row[a])) if a in row and b in row else " |" for a, b in pairs)
         out.append("| %s | %s | %s | %s | %s | %s |" % (layer, " | ".join(cells), "%.2f" % anc if anc else "",
                                                         best, "%.3f" % gain if gain else "", "%.3f" % vsa if vsa else "") +
-                   ((" %.3f |" % v01 if v01 else " |") if two else ""))
+                   ratios)
     if logs:
         out.append("")
         out.append("geomean best-variant speed-up over %s: %.3f (%d layers)" % (vs[0], math.exp(sum(logs) / len(logs)), len(logs)))
@@ -114,7 +118,7 @@ def main():
         print("ab_log: no '=== ' sections in %s" % a.log, file=sys.stderr)
         return 1
     for fam, f in fams.items():
-        if a.family and not re.search(a.family, fam):
+        if (a.family and not re.search(a.family, fam)) or not f["rows"]:
             continue
         print(table(fam, f))
         print()
