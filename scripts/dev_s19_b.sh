@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 19, second device call (the same carried build as dev_s19_c.sh on the branch exp/s19-dev: out/bin.txz,
-# the branch exp/dwx-empty-barriers). No new kernel: which existing plan wins where we lose, on
+# main with the kernel branches merged). No new kernel: which existing plan wins where we lose, on
 # the machine of the day, to decide planner rules from data (issues 27 / 28).
 # (1) the GEMM suite's big shapes (sq_*, llm_*, odd_mnk) on the planner's plan against 128 x 256
 #     and 256 x 128 forced, cuBLASLt beside, two reps interleaved;
